@@ -1,0 +1,20 @@
+"""citeval: check that a RAG system's citations can be verified, not just that they exist.
+
+The public API is re-exported here; modules under evals/ hold the implementation.
+"""
+
+import os as _os
+
+# ragas and friends phone home unless told not to; citeval is offline by default.
+_os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
+_os.environ.setdefault("DO_NOT_TRACK", "1")
+_os.environ.setdefault("HF_HUB_OFFLINE", "1")
+_os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+from .data import *  # noqa: E402,F403
+from .data import __all__ as _data_all  # noqa: E402
+from .errors import BackendError, CitevalError, DataError, DatasetInvalid, UsageError  # noqa: E402
+
+__version__ = "0.1.0"
+
+__all__ = [*_data_all, "BackendError", "CitevalError", "DataError", "DatasetInvalid", "UsageError", "__version__"]

@@ -1,0 +1,223 @@
+"""Streaming readers and writers for the contract files (JSONL; questions also CSV/Parquet).
+
+Readers yield one validated record at a time and report a bad record as a DataError that
+names the file, the line and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ..errors import DataError
+
+M = TypeVar("M", bound=BaseModel)
+ErrorHandler = Callable[[DataError], None]
+
+
+def _field_path(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "(record)"
+
+
+def validation_errors(path: Path | str, line: int, exc: ValidationError) -> list[DataError]:
+    """One DataError per pydantic error, with a short, human message."""
+    out = []
+    for err in exc.errors(include_url=False):
+        field = _field_path(err["loc"])
+        if err["type"] == "missing":
+            msg = "required field is missing"
+        else:
+            msg = err["msg"].removeprefix("Value error, ")
+            if "input" in err and err["type"] not in ("value_error",):
+                msg += f" (got {json.dumps(err['input'], ensure_ascii=False, default=str)[:60]})"
+        out.append(DataError(path, line, msg, field=field))
+    return out
+
+
+def iter_json_lines(path: Path | str, on_error: ErrorHandler | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line; invalid JSON raises or goes to on_error."""
+    try:
+        handle = open(path, encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(path, None, "file not found") from None
+    with handle:
+        lineno = 0
+        while True:
+            try:
+                line = handle.readline()
+            except UnicodeDecodeError as exc:
+                _report(on_error, DataError(path, lineno + 1, f"not UTF-8 text ({exc.reason})"))
+                return
+            if not line:
+                return
+            lineno += 1
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                _report(on_error, DataError(path, lineno, f"invalid JSON: {exc.msg} at column {exc.colno}"))
+                continue
+            if not isinstance(obj, dict):
+                _report(on_error, DataError(path, lineno, f"expected a JSON object, got {type(obj).__name__}"))
+                continue
+            yield lineno, obj
+
+
+def _report(on_error: ErrorHandler | None, error: DataError) -> None:
+    if on_error is None:
+        raise error
+    on_error(error)
+
+
+def read_jsonl(
+    path: Path | str, model: type[M], on_error: ErrorHandler | None = None
+) -> Iterator[tuple[int, M]]:
+    """(line number, record) for each valid record. Without on_error the first bad record raises."""
+    for lineno, obj in iter_json_lines(path, on_error):
+        try:
+            yield lineno, model.model_validate(obj)
+        except ValidationError as exc:
+            errors = validation_errors(path, lineno, exc)
+            if on_error is None:
+                raise errors[0] from None
+            for error in errors:
+                on_error(error)
+
+
+def load_jsonl(path: Path | str, model: type[M]) -> list[M]:
+    return [record for _, record in read_jsonl(path, model)]
+
+
+def dump_line(record: BaseModel | dict[str, Any]) -> str:
+    if isinstance(record, BaseModel):
+        return record.model_dump_json(exclude_none=True, by_alias=True) + "\n"
+    return json.dumps(record, ensure_ascii=False, default=str) + "\n"
+
+
+class JsonlAppender:
+    """Appends records one line at a time, flushed and fsynced, so a kill loses at most the line in flight."""
+
+    def __init__(self, path: Path | str, fsync: bool = True) -> None:
+        self.path = Path(path)
+        self._fsync = fsync
+        self._handle = open(self.path, "a", encoding="utf-8")
+
+    def write(self, record: BaseModel | dict[str, Any]) -> None:
+        self._handle.write(dump_line(record))
+        self._handle.flush()
+        if self._fsync:
+            os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def __enter__(self) -> JsonlAppender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def write_jsonl_atomic(path: Path | str, records: Iterable[BaseModel | dict[str, Any]]) -> int:
+    """Write a whole file via a temporary sibling and rename, so readers never see half a file."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    count = 0
+    with open(tmp, "w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(dump_line(record))
+            count += 1
+    os.replace(tmp, path)
+    return count
+
+
+def write_json_atomic(path: Path | str, obj: Any) -> None:
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    text = obj.model_dump_json(indent=2, exclude_none=True) if isinstance(obj, BaseModel) else json.dumps(
+        obj, ensure_ascii=False, indent=2, default=str
+    )
+    tmp.write_text(text + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+# --- questions from tables -----------------------------------------------------------
+
+_JSON_COLUMNS = ("user", "gold", "tags")
+_LIST_SEPARATOR = ";"
+
+
+def _table_row_to_question(row: dict[str, Any]) -> dict[str, Any]:
+    """A flat table row → a question object: JSON-text columns are parsed; user_id/groups build user."""
+    obj: dict[str, Any] = {}
+    for key, value in row.items():
+        if value is None or (isinstance(value, float) and value != value):  # NaN cell = empty
+            continue
+        obj[key] = value
+    for key in _JSON_COLUMNS:
+        value = obj.get(key)
+        if isinstance(value, str) and value.strip()[:1] in ("{", "["):
+            obj[key] = json.loads(value)
+    if isinstance(obj.get("tags"), str):
+        obj["tags"] = [t.strip() for t in obj["tags"].split(_LIST_SEPARATOR) if t.strip()]
+    if "user" not in obj and "user_id" in obj:
+        groups = obj.pop("groups", "")
+        if isinstance(groups, str):
+            groups = [g.strip() for g in groups.split(_LIST_SEPARATOR) if g.strip()]
+        obj["user"] = {"user_id": str(obj.pop("user_id")), "groups": list(groups)}
+    if hasattr(obj.get("tags"), "tolist"):  # parquet list column
+        obj["tags"] = list(obj["tags"].tolist())
+    for key in ("question_id",):
+        if key in obj and not isinstance(obj[key], str):
+            obj[key] = str(obj[key])
+    return obj
+
+
+def iter_question_objects(
+    path: Path | str, on_error: ErrorHandler | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Raw question objects with their line (JSONL), row+1 after the header (CSV) or row number (Parquet)."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        yield from iter_json_lines(path, on_error)
+        return
+    if not path.exists():
+        raise DataError(path, None, "file not found")
+    import pandas as pd  # only tables need pandas
+
+    if suffix == ".csv":
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        first_line = 2  # line 1 is the header
+    elif suffix in (".parquet", ".pq"):
+        frame = pd.read_parquet(path)
+        first_line = 1
+    else:
+        raise DataError(path, None, f"unsupported questions format {suffix!r} (use .jsonl, .csv or .parquet)")
+    for index, row in enumerate(frame.to_dict(orient="records")):
+        lineno = first_line + index
+        try:
+            clean = {k: (v if v != "" else None) for k, v in row.items()}
+            yield lineno, _table_row_to_question(clean)
+        except json.JSONDecodeError as exc:
+            _report(on_error, DataError(path, lineno, f"invalid JSON in a cell: {exc.msg}"))
+
+
+def read_questions(path: Path | str, on_error: ErrorHandler | None = None) -> Iterator[tuple[int, Any]]:
+    from .models import Question
+
+    for lineno, obj in iter_question_objects(path, on_error):
+        try:
+            yield lineno, Question.model_validate(obj)
+        except ValidationError as exc:
+            errors = validation_errors(path, lineno, exc)
+            if on_error is None:
+                raise errors[0] from None
+            for error in errors:
+                on_error(error)

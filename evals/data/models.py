@@ -1,0 +1,375 @@
+"""Typed records of the data contracts (DESIGN sections 2–5) and the run manifest.
+
+Field names are the contract's; extra fields are kept (users may add fields freely).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+from enum import Enum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, field_validator
+
+RISK_TIERS = ("reference", "policy", "critical")
+RiskTier = Literal["reference", "policy", "critical"]
+
+
+def parse_time(value: Any) -> Any:
+    """ISO 8601 → aware datetime; a date alone means 00:00 UTC, a naive time means UTC."""
+    if isinstance(value, datetime):
+        dt = value
+    elif isinstance(value, date):
+        dt = datetime(value.year, value.month, value.day)
+    elif isinstance(value, str):
+        text = value.strip()
+        if text.endswith("Z"):
+            text = text[:-1] + "+00:00"
+        try:
+            dt = datetime.fromisoformat(text)
+        except ValueError as exc:
+            raise ValueError(f"not an ISO 8601 time: {value!r}") from exc
+    else:
+        return value  # let pydantic report the wrong type
+    return dt if dt.tzinfo is not None else dt.replace(tzinfo=timezone.utc)
+
+
+Timestamp = Annotated[
+    datetime,
+    BeforeValidator(parse_time),
+    PlainSerializer(lambda dt: dt.isoformat(), return_type=str, when_used="json"),
+]
+
+
+class Record(BaseModel):
+    """Base of every contract record: unknown fields are kept, assignment is validated."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+# --- registry (DESIGN 2) -------------------------------------------------------------
+
+
+class AclEntry(Record):
+    group: str
+    from_: Timestamp | None = Field(default=None, alias="from")
+    to: Timestamp | None = None
+
+    def covers(self, t: datetime) -> bool:
+        return (self.from_ is None or self.from_ <= t) and (self.to is None or t < self.to)
+
+
+class Document(Record):
+    document_id: str
+    title: str
+    owner: str | None = None
+    source_uri: str | None = None
+    acl: list[AclEntry]
+
+
+class VersionStatus(str, Enum):
+    active = "active"
+    superseded = "superseded"
+    revoked = "revoked"
+    deleted = "deleted"
+    not_yet_effective = "not_yet_effective"
+
+
+class Version(Record):
+    version_id: str
+    document_id: str
+    revision: int
+    content_sha256: str
+    effective_from: Timestamp
+    effective_to: Timestamp | None = None
+    revoked_at: Timestamp | None = None
+    deleted_at: Timestamp | None = None
+    supersedes: str | None = None
+    viewer_url: str | None = None
+
+    def status_at(self, t: datetime) -> VersionStatus:
+        """DESIGN 2: deleted, then revoked, then not yet effective, then superseded, else active."""
+        if self.deleted_at is not None and self.deleted_at <= t:
+            return VersionStatus.deleted
+        if self.revoked_at is not None and self.revoked_at <= t:
+            return VersionStatus.revoked
+        if t < self.effective_from:
+            return VersionStatus.not_yet_effective
+        if self.effective_to is not None and self.effective_to <= t:
+            return VersionStatus.superseded
+        return VersionStatus.active
+
+    def active_until(self) -> datetime | None:
+        """End of the window in which this edition is active (the earliest of its end dates)."""
+        ends = [d for d in (self.effective_to, self.revoked_at, self.deleted_at) if d is not None]
+        return min(ends) if ends else None
+
+
+class BBox(Record):
+    page: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+class Chunk(Record):
+    chunk_id: str
+    version_id: str
+    document_id: str
+    text: str
+    heading_path: list[str]
+    page_start: int | None = None
+    page_end: int | None = None
+    char_start: int | None = None
+    char_end: int | None = None
+    bbox: list[BBox] | None = None
+
+
+# --- questions (DESIGN 2) ------------------------------------------------------------
+
+
+class User(Record):
+    user_id: str
+    groups: list[str] = Field(default_factory=list)
+
+
+class GoldEvidence(Record):
+    document_id: str
+    version_id: str | None = None
+    page: int | None = None
+    char_start: int | None = None
+    char_end: int | None = None
+    quote: str | None = None
+
+
+class Gold(Record):
+    should_abstain: bool | None = None
+    evidence: list[GoldEvidence] = Field(default_factory=list)
+    answer: str | None = None
+    key_facts: list[str] = Field(default_factory=list)
+
+
+class Question(Record):
+    question_id: str
+    question: str
+    asked_at: Timestamp | None = None
+    user: User | None = None
+    risk_tier: str = "policy"
+    tags: list[str] = Field(default_factory=list)
+    gold: Gold | None = None
+
+    @field_validator("question_id", "question")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value
+
+    @field_validator("risk_tier", mode="before")
+    @classmethod
+    def _known_tier(cls, value: Any) -> Any:
+        if value is None:
+            return "policy"
+        if value not in RISK_TIERS:
+            raise ValueError(f"unknown risk tier {value!r} (expected one of {', '.join(RISK_TIERS)})")
+        return value
+
+
+# --- answers (DESIGN 3) --------------------------------------------------------------
+
+AnswerStatus = Literal["answered", "abstained", "error"]
+
+
+class Claim(Record):
+    claim_id: str
+    text: str
+    evidence_ids: list[str] = Field(default_factory=list)
+    quote: str | None = None
+    span: tuple[int, int] | None = None
+
+
+class Evidence(Record):
+    evidence_id: str
+    chunk_id: str | None = None
+    document_id: str | None = None
+    version_id: str | None = None
+    page: int | None = None
+    char_start: int | None = None
+    char_end: int | None = None
+    text: str | None = None
+
+
+class Link(Record):
+    evidence_id: str
+    url: str
+
+
+class ErrorInfo(Record):
+    type: str
+    message: str
+
+
+class Usage(Record):
+    latency_ms: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+
+
+class Answer(Record):
+    question_id: str
+    status: AnswerStatus
+    answer_text: str = ""
+    claims: list[Claim] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+    links: list[Link] = Field(default_factory=list)
+    stale_notice: bool = False
+    abstain_reason: str | None = None
+    error: ErrorInfo | None = None
+    usage: Usage | None = None
+    model: str | None = None
+    raw: Any = None
+
+
+# --- findings (DESIGN 4) -------------------------------------------------------------
+
+FINDING_CODES = (
+    "UNKNOWN_EVIDENCE_ID",
+    "UNRESOLVED_CHUNK",
+    "CHUNK_TEXT_MISMATCH",
+    "ACCESS_DENIED",
+    "VERSION_SUPERSEDED",
+    "VERSION_REVOKED",
+    "VERSION_DELETED",
+    "VERSION_NOT_YET_EFFECTIVE",
+    "LINK_NOT_FROM_REGISTRY",
+    "LINK_VERSION_REDIRECT",
+    "LINK_LEAKS_TEXT",
+    "LINK_UNSAFE_SCHEME",
+    "QUOTE_NOT_FOUND",
+    "QUOTE_OUTSIDE_ANCHOR",
+    "NUMBER_UNSUPPORTED",
+    "CLAIM_UNCITED",
+    "ANCHOR_MISMATCH",
+    "SHOULD_HAVE_ABSTAINED",
+    "UNNEEDED_ABSTENTION",
+    "BACKEND_ERROR",
+)
+FindingCode = Literal[
+    "UNKNOWN_EVIDENCE_ID",
+    "UNRESOLVED_CHUNK",
+    "CHUNK_TEXT_MISMATCH",
+    "ACCESS_DENIED",
+    "VERSION_SUPERSEDED",
+    "VERSION_REVOKED",
+    "VERSION_DELETED",
+    "VERSION_NOT_YET_EFFECTIVE",
+    "LINK_NOT_FROM_REGISTRY",
+    "LINK_VERSION_REDIRECT",
+    "LINK_LEAKS_TEXT",
+    "LINK_UNSAFE_SCHEME",
+    "QUOTE_NOT_FOUND",
+    "QUOTE_OUTSIDE_ANCHOR",
+    "NUMBER_UNSUPPORTED",
+    "CLAIM_UNCITED",
+    "ANCHOR_MISMATCH",
+    "SHOULD_HAVE_ABSTAINED",
+    "UNNEEDED_ABSTENTION",
+    "BACKEND_ERROR",
+]
+
+
+class Finding(Record):
+    question_id: str
+    claim_id: str | None = None
+    evidence_id: str | None = None
+    code: FindingCode
+    detail: str = ""
+
+
+# --- judgments (DESIGN 5) ------------------------------------------------------------
+
+JUDGMENT_VALUES: dict[str, tuple[str, ...]] = {
+    "support": ("supported", "partial", "unsupported", "cannot_judge"),
+    "anchor": ("yes", "no", "na"),
+    "significant": ("yes", "no"),
+    "should_abstain": ("yes", "no"),
+    "version_ok": ("yes", "no"),
+}
+JudgmentField = Literal["support", "anchor", "significant", "should_abstain", "version_ok"]
+
+
+class Judgment(Record):
+    run_id: str
+    question_id: str
+    claim_id: str | None = None
+    evidence_id: str | None = None
+    source: str
+    field: JudgmentField
+    value: str
+    comment: str | None = None
+    at: Timestamp
+
+    @field_validator("source")
+    @classmethod
+    def _known_source(cls, value: str) -> str:
+        if value == "adjudicated" or (value.startswith(("auto:", "human:")) and len(value.split(":", 1)[1]) > 0):
+            return value
+        raise ValueError(f"source must be auto:<judge>, human:<rater> or adjudicated, not {value!r}")
+
+    @field_validator("value")
+    @classmethod
+    def _known_value(cls, value: str, info: Any) -> str:
+        field = info.data.get("field")
+        allowed = JUDGMENT_VALUES.get(field or "")
+        if allowed is not None and value not in allowed:
+            raise ValueError(f"{value!r} is not a value of field {field!r} (expected one of {', '.join(allowed)})")
+        return value
+
+    def source_rank(self) -> int:
+        """Precedence of DESIGN 5: adjudicated > human > auto."""
+        if self.source == "adjudicated":
+            return 2
+        return 1 if self.source.startswith("human:") else 0
+
+
+# --- run artifacts -------------------------------------------------------------------
+
+RUN_SCHEMA_VERSION = 1
+
+
+class DatasetRef(Record):
+    path: str
+    questions_sha256: str
+    registry_sha256: str
+
+
+class RunManifest(Record):
+    """runs/<run_id>/manifest.json: what was run, on what, with which options."""
+
+    schema_version: int = RUN_SCHEMA_VERSION
+    run_id: str
+    label: str | None = None
+    started_at: Timestamp
+    finished_at: Timestamp | None = None
+    dataset: DatasetRef
+    backend: str
+    citeval_version: str
+    options: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("schema_version")
+    @classmethod
+    def _supported(cls, value: int) -> int:
+        if value > RUN_SCHEMA_VERSION:
+            raise ValueError(f"run schema_version {value} is newer than this citeval ({RUN_SCHEMA_VERSION}); upgrade")
+        return value
+
+
+class MetricValue(Record):
+    """One metric of scores.json: a value with its 95 % interval, or null with a reason."""
+
+    value: float | None
+    ci: tuple[float, float] | None = None
+    n: int = 0
+    reason: str | None = None

@@ -1,0 +1,272 @@
+"""Text handling shared by every stage: quote normalization, sentence splitting, numbers.
+
+Russian first, any language: folds typographic quotes, dashes, NBSP and other spaces,
+soft hyphens, ё/е and line-break hyphenation (DESIGN 6).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal, InvalidOperation
+
+_QUOTES = dict.fromkeys(map(ord, "«»„“”‟″〝〞〟＂‹›"), '"')
+_QUOTES.update(dict.fromkeys(map(ord, "‘’‚‛′"), "'"))
+_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\ufe58\ufe63\uff0d"
+_FOLD = {**_QUOTES, **dict.fromkeys(map(ord, _DASHES), "-"), ord("ё"): "е"}
+_SOFT_HYPHEN = "\u00ad"
+
+
+def _starter_runs(text: str) -> list[tuple[int, str]]:
+    """Split text into (start index, run) where each run is a starter plus its combining marks,
+    so NFKC can be applied run by run while remembering where each output char came from."""
+    runs: list[tuple[int, str]] = []
+    start = 0
+    for i in range(1, len(text) + 1):
+        if i == len(text) or unicodedata.combining(text[i]) == 0:
+            runs.append((start, text[start:i]))
+            start = i
+    return runs
+
+
+def normalize_with_map(text: str) -> tuple[str, list[int]]:
+    """Normalized text and, for each of its characters, the index of the source character.
+
+    Steps (DESIGN 6): NFKC, casefold, ё→е, typographic quotes → ", dashes → -, soft hyphens
+    removed, a hyphen at a line break joined, every whitespace run → one space, stripped.
+    """
+    chars: list[str] = []
+    origin: list[int] = []
+    for start, run in _starter_runs(text) if text else []:
+        for ch in unicodedata.normalize("NFKC", run).casefold():
+            if ch == _SOFT_HYPHEN:
+                continue
+            chars.append(ch.translate(_FOLD))
+            origin.append(start)
+    # hyphen + optional spaces + newline + optional spaces between letters: drop all of it
+    out: list[str] = []
+    out_origin: list[int] = []
+    i = 0
+    n = len(chars)
+    while i < n:
+        ch = chars[i]
+        if ch == "-" and out and out[-1].isalpha():
+            j = i + 1
+            while j < n and chars[j] in " \t":
+                j += 1
+            if j < n and chars[j] in "\n\r":
+                while j < n and chars[j].isspace():
+                    j += 1
+                if j < n and chars[j].isalpha():
+                    i = j
+                    continue
+        if ch.isspace():
+            if out and out[-1] != " ":
+                out.append(" ")
+                out_origin.append(origin[i])
+            i += 1
+            continue
+        out.append(ch)
+        out_origin.append(origin[i])
+        i += 1
+    if out and out[-1] == " ":
+        out.pop()
+        out_origin.pop()
+    return "".join(out), out_origin
+
+
+def normalize(text: str) -> str:
+    """The quote normalization of DESIGN 6 (see normalize_with_map)."""
+    return normalize_with_map(text)[0]
+
+
+def locate(needle: str, haystack: str) -> tuple[int, int] | None:
+    """Span in the original haystack of the first occurrence of needle, compared normalized."""
+    norm_needle = normalize(needle)
+    if not norm_needle:
+        return None
+    norm_hay, origin = normalize_with_map(haystack)
+    pos = norm_hay.find(norm_needle)
+    if pos < 0:
+        return None
+    last = origin[pos + len(norm_needle) - 1]
+    return origin[pos], last + 1
+
+
+def collapse_whitespace(text: str) -> str:
+    """Default chunk id normalization: whitespace runs → one space, stripped."""
+    return " ".join(text.split())
+
+
+# --- sentences -----------------------------------------------------------------------
+
+# Lowercased tokens that end with a period without ending a sentence.
+ABBREVIATIONS = frozenset(
+    """т е д п пп ст стр г гг в вв см им им. напр рис табл прим ул др пр тыс млн млрд руб коп тг
+    мин сек ч час кв эт корп каб отд зам нач зав мед гл проф доц акад ред изд вып илл арт рег
+    e g i etc vs no fig dr mr mrs ms st prof approx art sec ch vol pp p""".split()
+)
+_MARKER = r"\[(?:[A-Za-zА-Яа-я]*\d+[A-Za-z]*)(?:\s*[,;]\s*[A-Za-zА-Яа-я]*\d+[A-Za-z]*)*\]"
+_BOUNDARY = re.compile(
+    r"(?P<end>[.!?…]+[\"'»”)\]]*(?:\s*" + _MARKER + r")*)(?P<gap>\s+)(?=[\"«„(\[]?[A-ZА-ЯЁ0-9—–-])"
+)
+_LIST_LINE = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*•–—]\s|\d+(?:\.\d+)*[.)]\s))")
+_NUMBERING_ONLY = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[a-zа-я]\))\s*$", re.IGNORECASE)
+_TOKEN_BEFORE = re.compile(r"([^\s.(«\"]+)\.*$")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    start: int
+    end: int
+
+
+def _ends_with_abbreviation(prefix: str) -> bool:
+    match = _TOKEN_BEFORE.search(prefix)
+    if not match:
+        return False
+    token = match.group(1)
+    if token.lower() in ABBREVIATIONS:
+        return True
+    # an initial such as "А." in "А. С. Иванов", or "т.е" / "т.д" glued together
+    return (len(token) == 1 and token.isalpha() and token.isupper()) or bool(re.fullmatch(r"(?:\w\.)+\w", token))
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """Sentences with their spans. Knows Russian abbreviations ("т. е.", "ст. 5", "п. 3.1",
+    "№ 1019"), keeps a citation marker after closing punctuation with its sentence, and
+    breaks at blank lines and list items."""
+    sentences: list[Sentence] = []
+    block_starts = [0] + [m.end() for m in _LIST_LINE.finditer(text)]
+    block_ends = [m.start() for m in _LIST_LINE.finditer(text)] + [len(text)]
+    for b_start, b_end in zip(block_starts, block_ends):
+        start = b_start
+        for match in _BOUNDARY.finditer(text, b_start, b_end):
+            end = match.end("end")
+            candidate = text[start:end]
+            before_period = text[start : match.start("end")]
+            if _NUMBERING_ONLY.match(candidate.rstrip(".")) or _NUMBERING_ONLY.match(candidate):
+                continue
+            if text[match.start("end")] == "." and _ends_with_abbreviation(before_period):
+                continue
+            _append(sentences, text, start, end)
+            start = match.end("gap")
+        _append(sentences, text, start, b_end)
+    return sentences
+
+
+def _append(out: list[Sentence], text: str, start: int, end: int) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end > start:
+        out.append(Sentence(text[start:end], start, end))
+
+
+# --- numbers -------------------------------------------------------------------------
+
+_MONTH_STEMS = ("январ", "феврал", "март", "апрел", "ма", "июн", "июл", "август", "сентябр", "октябр", "ноябр", "декабр")
+_MONTH_RE = r"(январ[яь]|феврал[яь]|марта?|апрел[яь]|ма[яй]|июн[яь]|июл[яь]|августа?|сентябр[яь]|октябр[яь]|ноябр[яь]|декабр[яь])"
+_SPACE = "[ \u00a0\u202f\u2009]"
+_NUMBER_RE = re.compile(
+    r"(?P<iso>(?<!\d)\d{4}-\d{2}-\d{2}(?!\d))"
+    r"|(?P<dmy>(?<![\d.])\d{1,2}\.\d{1,2}\.\d{4}(?!\d))"
+    rf"|(?P<textdate>(?<!\d)\d{{1,2}}{_SPACE}+{_MONTH_RE}{_SPACE}+\d{{4}})"
+    r"|(?P<time>(?<!\d)\d{1,2}:\d{2}(?!\d))"
+    rf"|(?P<num>\d{{1,3}}(?:{_SPACE}\d{{3}})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)?)"
+    rf"(?P<pct>{_SPACE}?(?:%|процент\w*|percent\b))?",
+    re.IGNORECASE,
+)
+_RANGE_DASH = re.compile(rf"^{_SPACE}*[-\u2010-\u2015\u2212…]{{1,3}}{_SPACE}*$|^{_SPACE}*\.\.\.?{_SPACE}*$")
+
+
+@dataclass(frozen=True)
+class NumberMention:
+    """A number in text. value is canonical: '1000.5', '15', '2025-07-01', '16:00'."""
+
+    text: str
+    start: int
+    end: int
+    kind: str  # number | percent | date | time
+    value: str
+    range_with: int | None = None  # index of the other end when part of a range "5–7"
+
+
+def _canonical_decimal(raw: str) -> str | None:
+    digits = re.sub(_SPACE, "", raw).replace(",", ".")
+    try:
+        value = Decimal(digits)
+    except InvalidOperation:
+        return None
+    text = format(value.normalize(), "f")
+    return text
+
+
+def _month_number(word: str) -> int:
+    word = word.lower()
+    for number, stem in enumerate(_MONTH_STEMS, start=1):
+        if word.startswith(stem) and (stem != "ма" or word in ("мая", "май")):
+            return number
+    return 0
+
+
+def _iso(y: int, m: int, d: int) -> str | None:
+    try:
+        return date(y, m, d).isoformat()
+    except ValueError:
+        return None
+
+
+def extract_numbers(text: str) -> list[NumberMention]:
+    """Numbers, percentages, dates (dd.mm.yyyy, ISO, "1 июля 2025"), times and ranges ("5–7").
+
+    Signs are not part of the value ("+8 °C" and "8" agree); thousands may be grouped
+    by a space or NBSP; a comma or a point marks decimals.
+    """
+    found: list[NumberMention] = []
+    for m in _NUMBER_RE.finditer(text):
+        raw = m.group(0)
+        value: str | None
+        if m.group("iso"):
+            y, mo, d = (int(p) for p in raw.split("-"))
+            value, kind = _iso(y, mo, d), "date"
+        elif m.group("dmy"):
+            d, mo, y = (int(p) for p in raw.split("."))
+            value, kind = _iso(y, mo, d), "date"
+        elif m.group("textdate"):
+            parts = re.split(_SPACE + "+", raw)
+            value, kind = _iso(int(parts[2]), _month_number(parts[1]), int(parts[0])), "date"
+        elif m.group("time"):
+            h, mi = raw.split(":")
+            value, kind = (f"{int(h):02d}:{mi}" if int(h) < 24 and int(mi) < 60 else None), "time"
+        else:
+            value = _canonical_decimal(m.group("num"))
+            kind = "percent" if m.group("pct") else "number"
+        if value is None:
+            continue
+        found.append(NumberMention(raw, m.start(), m.end(), kind, value))
+    # link ranges: two mentions of the same kind separated only by a dash or an ellipsis
+    linked: list[NumberMention] = []
+    for i, mention in enumerate(found):
+        other = None
+        if i > 0 and found[i - 1].kind == mention.kind and _RANGE_DASH.match(text[found[i - 1].end : mention.start]):
+            other = i - 1
+        elif (
+            i + 1 < len(found)
+            and found[i + 1].kind == mention.kind
+            and _RANGE_DASH.match(text[mention.end : found[i + 1].start])
+        ):
+            other = i + 1
+        linked.append(
+            mention if other is None else NumberMention(**{**mention.__dict__, "range_with": other})
+        )
+    return linked
+
+
+def number_values(text: str) -> set[str]:
+    """Canonical values of every number in text (for support checks)."""
+    return {m.value for m in extract_numbers(text)}

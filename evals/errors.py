@@ -1,0 +1,42 @@
+"""citeval's own exception types. The CLI maps each to a one-line message and an exit code."""
+
+from __future__ import annotations
+
+
+class CitevalError(Exception):
+    """Base class of every error citeval raises on purpose."""
+
+    exit_code = 2
+
+
+class DataError(CitevalError):
+    """A bad input record: names the file, the line and (where known) the field."""
+
+    def __init__(self, path: object, line: int | None, message: str, field: str | None = None) -> None:
+        self.path = str(path)
+        self.line = line
+        self.field = field
+        self.message = message
+        super().__init__(self.location() + ": " + (f"{field}: " if field else "") + message)
+
+    def location(self) -> str:
+        return f"{self.path}:{self.line}" if self.line is not None else self.path
+
+
+class DatasetInvalid(CitevalError):
+    """A dataset failed validation; carries every problem found."""
+
+    def __init__(self, problems: list[DataError], total: int | None = None) -> None:
+        self.problems = problems
+        self.total = total if total is not None else len(problems)
+        super().__init__(f"dataset has {self.total} problem(s); first: {problems[0] if problems else '-'}")
+
+
+class UsageError(CitevalError):
+    """Options or arguments that cannot work together."""
+
+
+class BackendError(CitevalError):
+    """The system under test or an outside service failed in a way the run cannot record."""
+
+    exit_code = 3
