@@ -13,7 +13,7 @@ SOURCES/manifest.toml (or several manifest*.toml, read in name order):
     effective_from = "2023-06-01"                     # effective_to, revoked_at, deleted_at,
     viewer_url = "https://docs.example/d/hh/v/1"      # supersedes are optional
 
-Pages come from form feeds or `<!-- page N -->` lines (removed from the text); each
+Pages come from form feeds (kept as line breaks) or `<!-- page N -->` lines (removed); each
 paragraph (blank-line separated block) is a chunk under the path of its Markdown headings.
 """
 
@@ -66,8 +66,10 @@ def split_pages(source: str) -> tuple[str, list[tuple[int, int]]]:
     for start, end, number in tokens:
         if start < pos:
             continue
-        out.append(source[pos:start])
-        length += start - pos
+        # a form feed is also a line break; a marker line disappears with its newline
+        chunk = source[pos:start] + ("\n" if number < 0 else "")
+        out.append(chunk)
+        length += len(chunk)
         page = number if number > 0 else page + 1
         pages.append((length, page))
         pos = end
@@ -161,7 +163,9 @@ def ingest(sources: Path | str, out: Path | str) -> IngestResult:
                     raise DataError(manifest_path, None, "required field is missing", field=f"{e_where}.file")
                 source_path = sources / file_name
                 if not source_path.is_file():
-                    raise DataError(manifest_path, None, f"edition file {file_name!r} not found", field=f"{e_where}.file")
+                    raise DataError(
+                        manifest_path, None, f"edition file {file_name!r} not found", field=f"{e_where}.file"
+                    )
                 text, pages = split_pages(source_path.read_text(encoding="utf-8"))
                 fields = {"document_id": document.document_id, **raw_edition, "content_sha256": sha256_text(text)}
                 version = _validated(Version, fields, manifest_path, e_where)

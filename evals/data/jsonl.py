@@ -24,7 +24,7 @@ def _field_path(loc: tuple[Any, ...]) -> str:
     return ".".join(str(part) for part in loc) or "(record)"
 
 
-def validation_errors(path: Path | str, line: int, exc: ValidationError) -> list[DataError]:
+def validation_errors(path: Path | str, line: int | None, exc: ValidationError) -> list[DataError]:
     """One DataError per pydantic error, with a short, human message."""
     out = []
     for err in exc.errors(include_url=False):
@@ -75,9 +75,7 @@ def _report(on_error: ErrorHandler | None, error: DataError) -> None:
     on_error(error)
 
 
-def read_jsonl(
-    path: Path | str, model: type[M], on_error: ErrorHandler | None = None
-) -> Iterator[tuple[int, M]]:
+def read_jsonl(path: Path | str, model: type[M], on_error: ErrorHandler | None = None) -> Iterator[tuple[int, M]]:
     """(line number, record) for each valid record. Without on_error the first bad record raises."""
     for lineno, obj in iter_json_lines(path, on_error):
         try:
@@ -140,8 +138,10 @@ def write_jsonl_atomic(path: Path | str, records: Iterable[BaseModel | dict[str,
 def write_json_atomic(path: Path | str, obj: Any) -> None:
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
-    text = obj.model_dump_json(indent=2, exclude_none=True) if isinstance(obj, BaseModel) else json.dumps(
-        obj, ensure_ascii=False, indent=2, default=str
+    text = (
+        obj.model_dump_json(indent=2, exclude_none=True)
+        if isinstance(obj, BaseModel)
+        else json.dumps(obj, ensure_ascii=False, indent=2, default=str)
     )
     tmp.write_text(text + "\n", encoding="utf-8")
     os.replace(tmp, path)

@@ -109,9 +109,7 @@ ABBREVIATIONS = frozenset(
     e g i etc vs no fig dr mr mrs ms st prof approx art sec ch vol pp p""".split()
 )
 _MARKER = r"\[(?:[A-Za-zА-Яа-я]*\d+[A-Za-z]*)(?:\s*[,;]\s*[A-Za-zА-Яа-я]*\d+[A-Za-z]*)*\]"
-_BOUNDARY = re.compile(
-    r"(?P<end>[.!?…]+[\"'»”)\]]*(?:\s*" + _MARKER + r")*)(?P<gap>\s+)(?=[\"«„(\[]?[A-ZА-ЯЁ0-9—–-])"
-)
+_BOUNDARY = re.compile(r"(?P<end>[.!?…]+[\"'»”)\]]*(?:\s*" + _MARKER + r")*)(?P<gap>\s+)(?=[\"«„(\[]?[A-ZА-ЯЁ0-9—–-])")
 _LIST_LINE = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*•–—]\s|\d+(?:\.\d+)*[.)]\s))")
 _NUMBERING_ONLY = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[a-zа-я]\))\s*$", re.IGNORECASE)
 _TOKEN_BEFORE = re.compile(r"([^\s.(«\"]+)\.*$")
@@ -142,7 +140,7 @@ def split_sentences(text: str) -> list[Sentence]:
     sentences: list[Sentence] = []
     block_starts = [0] + [m.end() for m in _LIST_LINE.finditer(text)]
     block_ends = [m.start() for m in _LIST_LINE.finditer(text)] + [len(text)]
-    for b_start, b_end in zip(block_starts, block_ends):
+    for b_start, b_end in zip(block_starts, block_ends, strict=True):
         start = b_start
         for match in _BOUNDARY.finditer(text, b_start, b_end):
             end = match.end("end")
@@ -169,8 +167,24 @@ def _append(out: list[Sentence], text: str, start: int, end: int) -> None:
 
 # --- numbers -------------------------------------------------------------------------
 
-_MONTH_STEMS = ("январ", "феврал", "март", "апрел", "ма", "июн", "июл", "август", "сентябр", "октябр", "ноябр", "декабр")
-_MONTH_RE = r"(январ[яь]|феврал[яь]|марта?|апрел[яь]|ма[яй]|июн[яь]|июл[яь]|августа?|сентябр[яь]|октябр[яь]|ноябр[яь]|декабр[яь])"
+_MONTH_STEMS = (
+    "январ",
+    "феврал",
+    "март",
+    "апрел",
+    "ма",
+    "июн",
+    "июл",
+    "август",
+    "сентябр",
+    "октябр",
+    "ноябр",
+    "декабр",
+)
+_MONTH_RE = (
+    r"(январ[яь]|феврал[яь]|марта?|апрел[яь]|ма[яй]|июн[яь]|июл[яь]|"
+    r"августа?|сентябр[яь]|октябр[яь]|ноябр[яь]|декабр[яь])"
+)
 _SPACE = "[ \u00a0\u202f\u2009]"
 _NUMBER_RE = re.compile(
     r"(?P<iso>(?<!\d)\d{4}-\d{2}-\d{2}(?!\d))"
@@ -261,9 +275,7 @@ def extract_numbers(text: str) -> list[NumberMention]:
             and _RANGE_DASH.match(text[mention.end : found[i + 1].start])
         ):
             other = i + 1
-        linked.append(
-            mention if other is None else NumberMention(**{**mention.__dict__, "range_with": other})
-        )
+        linked.append(mention if other is None else NumberMention(**{**mention.__dict__, "range_with": other}))
     return linked
 
 

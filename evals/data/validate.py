@@ -8,8 +8,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from ..errors import DataError
-from .jsonl import read_jsonl, read_questions
+from .jsonl import iter_json_lines, read_questions, validation_errors
 from .models import RISK_TIERS, Chunk, Document, Question, Version
 from .registry import sha256_text
 from .text import normalize
@@ -73,9 +75,18 @@ def validate_dataset(dataset: Path | str, now: datetime | None = None) -> Valida
     if problems:
         return report
 
+    broken: set[str] = set()  # ids of records that failed their schema: no collateral dangling errors
+
     def load(path: Path, model: Any, key: str) -> dict[str, tuple[int, Any]]:
         seen: dict[str, tuple[int, Any]] = {}
-        for lineno, record in read_jsonl(path, model, on_error=problems.append):
+        for lineno, obj in iter_json_lines(path, on_error=problems.append):
+            try:
+                record = model.model_validate(obj)
+            except ValidationError as exc:
+                problems.extend(validation_errors(path, lineno, exc))
+                if isinstance(obj.get(key), str):
+                    broken.add(obj[key])
+                continue
             ident = getattr(record, key)
             if ident in seen:
                 problems.append(DataError(path, lineno, f"duplicate {key} {ident!r} (first on line {seen[ident][0]})"))
@@ -87,10 +98,10 @@ def validate_dataset(dataset: Path | str, now: datetime | None = None) -> Valida
     versions: dict[str, tuple[int, Version]] = load(paths["versions"], Version, "version_id")
     chunks: dict[str, tuple[int, Chunk]] = load(paths["chunks"], Chunk, "chunk_id")
 
-    _check_versions(paths["versions"], documents, versions, problems)
+    _check_versions(paths["versions"], documents, versions, broken, problems)
     texts = _check_texts(registry / "texts", paths["versions"], versions, problems)
-    _check_chunks(paths["chunks"], versions, chunks, texts, problems)
-    questions = _check_questions(paths["questions"], documents, versions, chunks, problems)
+    _check_chunks(paths["chunks"], documents, versions, chunks, texts, broken, problems)
+    questions = _check_questions(paths["questions"], documents, versions, chunks, broken, problems)
 
     now = now or datetime.now(timezone.utc)
     report.documents = len(documents)
@@ -111,13 +122,14 @@ def _check_versions(
     path: Path,
     documents: dict[str, tuple[int, Document]],
     versions: dict[str, tuple[int, Version]],
+    broken: set[str],
     problems: list[DataError],
 ) -> None:
     by_document: dict[str, list[tuple[int, Version]]] = {}
     for lineno, version in versions.values():
-        if version.document_id not in documents:
+        if version.document_id not in documents and version.document_id not in broken:
             problems.append(DataError(path, lineno, f"unknown document_id {version.document_id!r}", "document_id"))
-        if version.supersedes is not None and version.supersedes not in versions:
+        if version.supersedes is not None and version.supersedes not in versions | dict.fromkeys(broken):
             problems.append(DataError(path, lineno, f"supersedes unknown version {version.supersedes!r}", "supersedes"))
         if version.effective_to is not None and version.effective_to <= version.effective_from:
             problems.append(DataError(path, lineno, "effective_to is not after effective_from", "effective_to"))
@@ -125,7 +137,7 @@ def _check_versions(
 
     # supersedes cycles: follow each chain; a chain that returns to a visited version is a cycle
     reported: set[str] = set()
-    for start_line, start in versions.values():
+    for _, start in versions.values():
         chain: list[str] = []
         current: str | None = start.version_id
         while current is not None and current in versions and current not in chain:
@@ -183,16 +195,19 @@ def _check_texts(
 
 def _check_chunks(
     path: Path,
+    documents: dict[str, tuple[int, Document]],
     versions: dict[str, tuple[int, Version]],
     chunks: dict[str, tuple[int, Chunk]],
     texts: dict[str, str],
+    broken: set[str],
     problems: list[DataError],
 ) -> None:
     for lineno, chunk in chunks.values():
         version = versions.get(chunk.version_id)
         if version is None:
-            problems.append(DataError(path, lineno, f"unknown version_id {chunk.version_id!r}", "version_id"))
-        elif version[1].document_id != chunk.document_id:
+            if chunk.version_id not in broken:
+                problems.append(DataError(path, lineno, f"unknown version_id {chunk.version_id!r}", "version_id"))
+        elif version[1].document_id in documents and version[1].document_id != chunk.document_id:
             problems.append(
                 DataError(
                     path,
@@ -230,6 +245,7 @@ def _check_questions(
     documents: dict[str, tuple[int, Document]],
     versions: dict[str, tuple[int, Version]],
     chunks: dict[str, tuple[int, Chunk]],
+    broken: set[str],
     problems: list[DataError],
 ) -> list[Question]:
     chunks_by_version: dict[str, list[Chunk]] = {}
@@ -240,7 +256,11 @@ def _check_questions(
     for lineno, question in read_questions(path, on_error=problems.append):
         if question.question_id in seen:
             problems.append(
-                DataError(path, lineno, f"duplicate question_id {question.question_id!r} (first on line {seen[question.question_id]})")
+                DataError(
+                    path,
+                    lineno,
+                    f"duplicate question_id {question.question_id!r} (first on line {seen[question.question_id]})",
+                )
             )
             continue
         seen[question.question_id] = lineno
@@ -249,12 +269,18 @@ def _check_questions(
             problems.append(DataError(path, lineno, f"unknown risk tier {question.risk_tier!r}", "risk_tier"))
         for i, ev in enumerate(question.gold.evidence if question.gold else []):
             where = f"gold.evidence.{i}"
+            if ev.document_id in broken:
+                continue
             if ev.document_id not in documents:
-                problems.append(DataError(path, lineno, f"unknown document_id {ev.document_id!r}", where + ".document_id"))
+                problems.append(
+                    DataError(path, lineno, f"unknown document_id {ev.document_id!r}", where + ".document_id")
+                )
                 continue
             if ev.version_id is None:
                 continue
             version = versions.get(ev.version_id)
+            if version is None and ev.version_id in broken:
+                continue
             if version is None:
                 problems.append(DataError(path, lineno, f"unknown version_id {ev.version_id!r}", where + ".version_id"))
                 continue
@@ -264,7 +290,9 @@ def _check_questions(
                 )
                 continue
             if ev.quote:
-                _check_gold_quote(path, lineno, where, ev.quote, ev.page, chunks_by_version.get(ev.version_id, []), problems)
+                _check_gold_quote(
+                    path, lineno, where, ev.quote, ev.page, chunks_by_version.get(ev.version_id, []), problems
+                )
     return out
 
 
@@ -274,10 +302,14 @@ def _check_gold_quote(
     needle = normalize(quote)
     holders = [c for c in chunks if needle in normalize(c.text)]
     if not holders:
-        problems.append(DataError(path, lineno, "gold quote does not occur in any chunk of its edition", where + ".quote"))
+        problems.append(
+            DataError(path, lineno, "gold quote does not occur in any chunk of its edition", where + ".quote")
+        )
         return
     if page is not None and not any(
         c.page_start is None or (c.page_start <= page <= (c.page_end or c.page_start)) for c in holders
     ):
         pages = sorted({c.page_start for c in holders if c.page_start is not None})
-        problems.append(DataError(path, lineno, f"gold quote is on page(s) {pages}, not on page {page}", where + ".page"))
+        problems.append(
+            DataError(path, lineno, f"gold quote is on page(s) {pages}, not on page {page}", where + ".page")
+        )
