@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from enum import Enum
@@ -29,6 +30,8 @@ app = typer.Typer(
 )
 data_app = typer.Typer(help="Check and build datasets.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
+label_app = typer.Typer(help="Review rounds in Label Studio: push answers, pull labels.", no_args_is_help=True)
+app.add_typer(label_app, name="label")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -56,6 +59,45 @@ def handles_errors(func: F) -> F:
             _fail("interrupted", 130)
 
     return wrapper  # type: ignore[return-value]
+
+
+class _Progress:
+    """A rich progress bar on a terminal; a plain line per tenth of the work in CI or a pipe."""
+
+    def __init__(self) -> None:
+        self._bar: Any = None
+        self._task: Any = None
+        self._next_plain = 0.0
+
+    def __enter__(self) -> _Progress:
+        if sys.stderr.isatty() and not os.environ.get("CI"):
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._bar = Progress(
+                TextColumn("answering"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]}"),
+                TextColumn("{task.fields[errors]}"),
+                TimeElapsedColumn(),
+                transient=True,
+            )
+            self._bar.start()
+        return self
+
+    def __call__(self, p: evals.RunProgress) -> None:
+        rate, errors = f"{p.rate:.1f}/s", f"errors {p.errors}"
+        if self._bar is not None:
+            if self._task is None:
+                self._task = self._bar.add_task("run", total=p.total, rate=rate, errors=errors)
+            self._bar.update(self._task, completed=p.done, rate=rate, errors=errors)
+        elif p.done >= self._next_plain or p.done == p.total:
+            typer.echo(f"answered {p.done}/{p.total}  {rate}  {errors}", err=True)
+            self._next_plain = p.done + max(1, p.total // 10)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
 
 
 def _print_json(obj: Any) -> None:
@@ -104,6 +146,120 @@ def data_ingest(
     """Build a registry (documents, editions, chunks, texts) from Markdown sources."""
     result = evals.ingest(sources, out)
     typer.echo(f"{result.out}: {result.documents} documents, {result.editions} editions, {result.chunks} chunks")
+
+
+@app.command("run")
+@handles_errors
+def run(
+    dataset: Annotated[Path | None, typer.Argument(help="Dataset folder.")] = None,
+    backend: Annotated[
+        str | None, typer.Option(help="reference, replay:PATH, http:URL, python:mod:fn, faults:K:SPEC.")
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Folder that holds run folders.")] = Path("runs"),
+    run_id: Annotated[str | None, typer.Option(help="Name of the run folder (default: time + backend).")] = None,
+    label: Annotated[str | None, typer.Option(help="Variant label, to group runs in reports.")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Questions in flight at once.")] = 8,
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N questions.")] = None,
+    timeout: Annotated[float, typer.Option(min=0.1, help="Seconds per backend request.")] = 60.0,
+    retries: Annotated[int, typer.Option(min=0, help="Retries of a failed request (http).")] = 2,
+    resume: Annotated[Path | None, typer.Option(help="Continue this run folder.")] = None,
+) -> None:
+    """Replay a dataset's questions through a backend into runs/<run_id>/."""
+    options = evals.RunOptions(concurrency=concurrency, limit=limit, timeout=timeout, retries=retries, label=label)
+    with _Progress() as progress:
+        if resume is not None:
+            result = evals.resume_run(resume, backend_spec=backend, on_progress=progress)
+        elif dataset is None:
+            raise evals.UsageError("give a DATASET (or --resume RUN_DIR)")
+        else:
+            result = evals.start_run(
+                dataset, backend or "reference", out=out, run_id=run_id, options=options, on_progress=progress
+            )
+    typer.echo(f"{result.run_dir}: {result.answered}/{result.total} answered, {result.errors} error(s)")
+
+
+@app.command("agree")
+@handles_errors
+def agree(
+    target: Annotated[Path, typer.Argument(help="Run folder (with judgments.jsonl) or a judgments .jsonl file.")],
+    output: Annotated[OutputFormat, typer.Option("--format", help="text or json.")] = OutputFormat.text,
+    out: Annotated[Path | None, typer.Option("--out", help="Also write agreement.json to this file.")] = None,
+    adjudicate: Annotated[
+        Path | None, typer.Option("--adjudicate", help="JSONL of resolved labels to append as source 'adjudicated'.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
+    limit: Annotated[int, typer.Option(help="Show at most this many disagreements per field.")] = 20,
+) -> None:
+    """Inter-rater agreement of the human raters per field; writes agreement.json into a run."""
+    from evals.agreement import agree as compute  # numpy/krippendorff load only for this command
+
+    result = compute(target, out=out, adjudicate_file=adjudicate, seed=seed, n_resamples=resamples)
+    if output is OutputFormat.json:
+        _print_json(result.to_json())
+    else:
+        typer.echo(result.to_text(limit=limit), nl=False)
+
+
+class LabelLang(str, Enum):
+    ru = "ru"
+    en = "en"
+
+
+@label_app.command("push")
+@handles_errors
+def label_push(
+    run_dir: Annotated[Path, typer.Argument(help="Run folder (manifest.json, answers.jsonl).")],
+    project: Annotated[str | None, typer.Option("--project", help="Label Studio project title (exact).")] = None,
+    predictions: Annotated[
+        bool, typer.Option("--predictions", help="Show auto-judge labels to raters as predictions (default: blind).")
+    ] = False,
+    to_file: Annotated[
+        Path | None, typer.Option("--to-file", help="Write Label Studio import JSON here instead of using a server.")
+    ] = None,
+    lang: Annotated[LabelLang, typer.Option("--lang", help="Language of the labelling interface.")] = LabelLang.ru,
+    batch_size: Annotated[int, typer.Option(help="Tasks per import request.")] = 250,
+) -> None:
+    """Create or update the review project: one task per answer, no duplicates (LABEL_STUDIO_URL / _API_KEY)."""
+    from evals import labels
+
+    if to_file is not None:
+        count = labels.write_tasks_file(run_dir, to_file, predictions=predictions, lang=lang.value)
+        typer.echo(f"{to_file}: {count} task(s) in Label Studio import format")
+        return
+    if not project:
+        raise evals.UsageError("give --project TITLE (or --to-file tasks.json)")
+    result = labels.push(run_dir, project, predictions=predictions, lang=lang.value, batch_size=batch_size)
+    typer.echo(result.summary())
+
+
+@label_app.command("pull")
+@handles_errors
+def label_pull(
+    run_dir: Annotated[Path, typer.Argument(help="Run folder; judgments.jsonl gains human:<rater> rows.")],
+    project: Annotated[str | None, typer.Option("--project", help="Label Studio project title (exact).")] = None,
+    from_file: Annotated[
+        Path | None, typer.Option("--from-file", help="Read a Label Studio JSON export instead of the server.")
+    ] = None,
+    rater: Annotated[
+        list[str] | None, typer.Option("--rater", help="ID=EMAIL for an export that names raters by user id.")
+    ] = None,
+    output: Annotated[OutputFormat, typer.Option("--format", help="text or json.")] = OutputFormat.text,
+) -> None:
+    """Append the raters' labels as judgments; report per rater what is done and still missing."""
+    from evals import labels
+
+    raters: dict[int, str] = {}
+    for item in rater or []:
+        user_id, _, email = item.partition("=")
+        if not user_id.strip().isdigit() or not email.strip():
+            raise evals.UsageError(f"--rater must be ID=EMAIL, got {item!r}")
+        raters[int(user_id)] = email.strip()
+    report = labels.pull(run_dir, project, from_file=from_file, raters=raters)
+    if output is OutputFormat.json:
+        _print_json(report.to_json())
+    else:
+        typer.echo(report.summary())
 
 
 if __name__ == "__main__":  # `python cli.py …`

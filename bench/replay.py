@@ -1,0 +1,64 @@
+"""Runner throughput against a local answer service that replies after 100 ms.
+
+    python bench/replay.py [--questions 200] [--concurrency 16] [--delay 0.1]
+
+Prints the wall time of `start_run` and its ratio to the ideal ceil(N / concurrency) × delay
+(the best any runner could do). Target: ≤ 1.1×.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import sys
+import threading
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from answer_server import AnswerServer  # noqa: E402
+from factories import write_dataset  # noqa: E402
+
+from evals import RunOptions, start_run  # noqa: E402
+
+
+def serve(delay: float, urls: multiprocessing.Queue) -> None:
+    with AnswerServer(delay=delay) as server:
+        urls.put(server.url)
+        threading.Event().wait()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--questions", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--delay", type=float, default=0.1)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        ds = write_dataset(Path(tmp) / "ds")
+        with open(ds / "questions.jsonl", "w", encoding="utf-8") as handle:
+            for i in range(args.questions):
+                handle.write(json.dumps({"question_id": f"q{i:04d}", "question": f"Вопрос {i}?"}) + "\n")
+        # the service runs in its own process so that it does not compete with the runner for the GIL
+        ctx = multiprocessing.get_context("spawn")
+        urls: multiprocessing.Queue = ctx.Queue()
+        service = ctx.Process(target=serve, args=(args.delay, urls), daemon=True)
+        service.start()
+        url = urls.get(timeout=30)
+        t0 = time.perf_counter()
+        result = start_run(ds, f"http:{url}", out=Path(tmp) / "runs", run_id="bench",
+                           options=RunOptions(concurrency=args.concurrency, timeout=10, retries=0))
+        wall = time.perf_counter() - t0
+        service.terminate()
+        assert result.answered == args.questions and result.errors == 0
+    ideal = math.ceil(args.questions / args.concurrency) * args.delay
+    print(f"questions {args.questions}, concurrency {args.concurrency}, server delay {args.delay * 1000:.0f} ms")
+    print(f"wall {wall:.2f} s   ideal {ideal:.2f} s   ratio {wall / ideal:.2f}x (target <= 1.1x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,199 @@
+"""Words for the offline judge: content-word stems, number words, negation and bound cues.
+
+Russian first, English second; any other script falls back to the casefolded word.
+Everything here is built in (no downloads): snowball stemmers come compiled with PyStemmer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import Stemmer  # PyStemmer: compiled snowball stemmers, nothing to download
+
+from ..data.text import extract_numbers, normalize
+
+# Short function-word lists (NLTK-like, trimmed). Negation and bound words are not here on
+# purpose: they are cues, handled separately, and must not count as content either.
+_RU_STOP = frozenset(
+    """и в во что он на я с со как а то все всё она так его но да ты к у же вы за бы по только ее её мне было вот
+    от меня еще ещё о из ему теперь когда даже ну вдруг ли если уже или быть был него до вас нибудь опять уж
+    вам ведь там потом себя ей они тут где есть ней для мы тебя их чем была сам чтоб будто чего раз тоже себе
+    под будет ж тогда кто этот того потому этого какой совсем ним здесь этом почти мой тем чтобы нее сейчас
+    были куда зачем всех при наконец об другой хоть после над через эти нас про всего них какая много разве
+    эту моя впрочем свою этой перед иногда чуть том такой им всегда конечно всю между это также которые
+    который которая которое которого которой которым которых котором является являются являться либо
+    а именно т е д др пр г гг ст п пп см бывает будут свой своего своей своих свои ее их каждый каждая
+    каждое каждого весь вся всего всей данный данная данное данного данной данных указанный указанного
+    соответствии согласно случае случаях также кроме того однако поэтому"""
+    .split()
+)
+_EN_STOP = frozenset(
+    """i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers
+    herself it its itself they them their theirs themselves what which who whom this that these those am is
+    are was were be been being have has had having do does did doing a an the and but if or because as until
+    while of at by for with about against between into through during before after above below to from up
+    down in out on off over under again further then once here there when where why how all any both each
+    few more most other some such only own same so than too very s t can will just don should now also
+    may might would could shall must one ones e.g i.e etc however therefore thus whether which within
+    include includes including like well many much often use used using various several""".split()
+)
+
+# Word-form numbers, so a claim's "6" can be found in evidence that says "шести" or "six".
+_RU_NUMBER_STEMS = {
+    "одн": "1", "перв": "1", "дв": "2", "втор": "2", "оба": "2", "обе": "2", "тр": "3", "трет": "3",
+    "четыр": "4", "четвер": "4", "четверт": "4", "пят": "5", "шест": "6", "сем": "7", "седьм": "7",
+    "восем": "8", "восьм": "8", "девя": "9", "девят": "9", "десят": "10", "одиннадцат": "11",
+    "двенадцат": "12", "пятнадцат": "15", "двадцат": "20", "тридцат": "30", "сорок": "40",
+    "пятьдесят": "50", "шестьдесят": "60", "девяност": "90", "сто": "100", "полгод": "6",
+}
+_RU_NUMBER_WORDS = {
+    "один": "1", "одна": "1", "одно": "1", "одного": "1", "одной": "1", "одному": "1", "одним": "1",
+    "два": "2", "две": "2", "двух": "2", "двум": "2", "двумя": "2", "три": "3", "трех": "3", "трем": "3",
+    "тремя": "3", "четыре": "4", "четырех": "4", "пять": "5", "пяти": "5", "шесть": "6", "шести": "6",
+    "семь": "7", "семи": "7", "восемь": "8", "восьми": "8", "девять": "9", "девяти": "9", "десять": "10",
+    "десяти": "10", "двенадцать": "12", "двенадцати": "12", "пятнадцать": "15", "пятнадцати": "15",
+    "двадцать": "20", "двадцати": "20", "тридцать": "30", "тридцати": "30", "сто": "100", "ста": "100",
+    "полгода": "6", "полугода": "6", "год": "1", "года": "1", "месяц": "1", "месяца": "1",
+    "дважды": "2", "трижды": "3",
+}
+_EN_NUMBER_WORDS = {
+    "one": "1", "once": "1", "two": "2", "twice": "2", "three": "3", "thrice": "3", "four": "4", "five": "5",
+    "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+    "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100",
+    "a year": "1", "annually": "1", "half": "0.5", "dozen": "12",
+}
+
+# Bounds: the claim's "не реже 6 месяцев" differs from the evidence's "не более 6 месяцев".
+# Each cue is a whole-word phrase on normalized text; checked before plain negation so that
+# the "не" inside "не реже" is not read as a negation.
+_LOWER = ("не реже", "не менее", "не меньше", "не ранее", "не младше", "как минимум", "минимум", "от", "свыше",
+          "более", "больше", "at least", "no less than", "not less than", "no fewer than", "minimum", "more than",
+          "over", "over", "from", "exceeding", "above", "no earlier than")
+_UPPER = ("не более", "не больше", "не позднее", "не позже", "не свыше", "не старше", "не чаще", "до",
+          "максимум", "не превышает", "не превышающ", "менее", "меньше", "at most", "no more than",
+          "not more than", "up to", "maximum", "no later than", "less than", "fewer than", "under", "below",
+          "within", "not exceeding")
+_NEGATION = ("не", "нет", "ни", "нельзя", "никогда", "без", "запрещается", "запрещено", "запрещен", "запрещена",
+             "запрещены", "не допускается", "недопустимо", "отсутствует", "not", "no", "never", "without",
+             "cannot", "nor", "none", "prohibited", "forbidden", "neither", "n't")
+# Modality: an obligation in the claim is not supported by a mere permission in the evidence.
+_MUST = ("должен", "должна", "должно", "должны", "обязан", "обязана", "обязаны", "обязательно", "необходимо",
+         "требуется", "следует", "must", "shall", "required", "mandatory", "obliged", "have to", "has to")
+_MAY = ("может", "могут", "вправе", "допускается", "разрешается", "разрешено", "можно", "may", "might", "can",
+        "could", "allowed", "permitted", "optional", "possibly")
+
+
+def _phrase_re(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    ordered = sorted(set(phrases), key=len, reverse=True)  # longest first: "не более" before "не"
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(p) for p in ordered) + r")(?!\w)")
+
+
+_LOWER_RE = _phrase_re(_LOWER)
+_UPPER_RE = _phrase_re(_UPPER)
+_BOUND_RE = _phrase_re(_LOWER + _UPPER)
+_NEGATION_RE = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(p) for p in sorted(_NEGATION, key=len, reverse=True)
+                                                     if p != "n't") + r")(?!\w)|n't\b")
+_MUST_RE = _phrase_re(_MUST)
+_MAY_RE = _phrase_re(_MAY)
+_MARKERS = re.compile(r"\[(?:[A-Za-zА-Яа-яЁё]*\d+[A-Za-z]*)(?:\s*[,;]\s*[A-Za-zА-Яа-яЁё]*\d+[A-Za-z]*)*\]")
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_CYRILLIC = re.compile(r"[а-я]")
+_LATIN = re.compile(r"[a-z]")
+
+_RU = Stemmer.Stemmer("russian")
+_EN = Stemmer.Stemmer("english")
+
+
+def strip_markers(text: str) -> str:
+    """Remove citation markers such as [1], [E2, E3]: they are not part of the claim's content."""
+    return _MARKERS.sub(" ", text)
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    """Snowball stem of a normalized word, chosen by its script."""
+    if _CYRILLIC.search(word):
+        return str(_RU.stemWord(word))
+    if _LATIN.search(word):
+        return str(_EN.stemWord(word))
+    return word
+
+
+def is_stopword(word: str) -> bool:
+    return word in _RU_STOP or word in _EN_STOP or len(word) < 2
+
+
+def words(norm_text: str) -> list[str]:
+    """Letter-only words of normalized text (numbers are handled as numbers)."""
+    return _WORD.findall(norm_text)
+
+
+def content_stems(norm_text: str) -> list[str]:
+    """Stems of the content words, in order (stopwords and cue words removed)."""
+    out = []
+    for word in words(norm_text):
+        if is_stopword(word) or word in _NEGATION or word in _MUST or word in _MAY:
+            continue
+        out.append(stem(word))
+    return out
+
+
+def word_numbers(norm_text: str) -> set[str]:
+    """Numbers written as words ("шести", "twice"), as canonical digit strings."""
+    found = set()
+    for word in words(norm_text):
+        if word in _RU_NUMBER_WORDS:
+            found.add(_RU_NUMBER_WORDS[word])
+        elif word in _EN_NUMBER_WORDS:
+            found.add(_EN_NUMBER_WORDS[word])
+    return found
+
+
+@dataclass(frozen=True)
+class NumberCue:
+    """A number in normalized text with the bound phrase right before it (lower, upper or none)."""
+
+    value: str
+    bound: str  # lower | upper | none
+
+
+def number_cues(norm_text: str) -> list[NumberCue]:
+    """Numbers with their bound: "не реже 1 раза в 6 месяцев" → 1 (lower), 6 (lower)."""
+    cues = []
+    for mention in extract_numbers(norm_text):
+        # the bound phrase governs the numbers that follow it within a few words
+        window = norm_text[max(0, mention.start - 40) : mention.start]
+        bound = "none"
+        last = None
+        for m in _BOUND_RE.finditer(window):
+            last = m
+        if last is not None and len(words(window[last.end() :])) <= 4:
+            bound = "lower" if _LOWER_RE.fullmatch(last.group(0)) else "upper"
+        cues.append(NumberCue(mention.value, bound))
+    return cues
+
+
+def bound_phrases(norm_text: str) -> list[str]:
+    """Bound phrases in order, each as lower/upper."""
+    return ["lower" if _LOWER_RE.fullmatch(m.group(0)) else "upper" for m in _BOUND_RE.finditer(norm_text)]
+
+
+def negation_count(norm_text: str) -> int:
+    """Plain negations, not counting the "не" of bound phrases ("не реже", "не более")."""
+    masked = _BOUND_RE.sub(" ", norm_text)
+    return len(_NEGATION_RE.findall(masked))
+
+
+def has_must(norm_text: str) -> bool:
+    return _MUST_RE.search(norm_text) is not None
+
+
+def has_may(norm_text: str) -> bool:
+    return _MAY_RE.search(norm_text) is not None
+
+
+def prepare(text: str) -> str:
+    """Normalized text without citation markers."""
+    return normalize(strip_markers(text))

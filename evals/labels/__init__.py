@@ -1,0 +1,29 @@
+"""Label Studio review rounds: push a run's answers to two raters, pull their labels back.
+
+`push` / `write_tasks_file` build one task per answered question (claims with their
+evidence cards) and bring a Label Studio project up to date without duplicates;
+`pull` turns the raters' annotations into `human:<email>` judgments (DESIGN 5).
+"""
+
+from .client import LabelStudioClient
+from .config import ReviewConfig, config_path
+from .pull import PullReport, export_to_judgments, pull, read_export
+from .push import PushResult, push, write_tasks_file
+from .tasks import RunData, TaskBuilder, answer_claims, predictions_for
+
+__all__ = [
+    "LabelStudioClient",
+    "PullReport",
+    "PushResult",
+    "ReviewConfig",
+    "RunData",
+    "TaskBuilder",
+    "answer_claims",
+    "config_path",
+    "export_to_judgments",
+    "predictions_for",
+    "pull",
+    "push",
+    "read_export",
+    "write_tasks_file",
+]

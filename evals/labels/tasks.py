@@ -1,0 +1,376 @@
+"""Label Studio tasks from a run folder: one task per answered question.
+
+A task's data holds everything a rater needs (question, answer, claims with evidence
+cards); every string in it comes from the run or the registry and is shown by the label
+config with <Text> (plain text), so nothing in it is ever interpreted as HTML. A task is
+keyed by (run_id, question_id), in its data and in its meta, and carries a hash of its
+data so that a second push can tell changed tasks from unchanged ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..data.jsonl import load_jsonl, read_jsonl, read_questions
+from ..data.models import Answer, Claim, Evidence, Judgment, Question, RunManifest, VersionStatus
+from ..data.registry import Registry
+from ..data.text import split_sentences
+from ..errors import DataError
+from .config import ReviewConfig
+
+TASK_SCHEMA = 1
+LAYOUT_KEY = "claims"
+
+# --- the run folder ------------------------------------------------------------------
+
+
+@dataclass
+class RunData:
+    """What `label push` needs from runs/<run_id>/ and the dataset it points to."""
+
+    run_dir: Path
+    manifest: RunManifest
+    answers: list[Answer]
+    questions: dict[str, Question]
+    registry: Registry | None
+    judgments: list[Judgment] = field(default_factory=list)
+
+    @property
+    def run_id(self) -> str:
+        return self.manifest.run_id
+
+    @classmethod
+    def load(cls, run_dir: Path | str, *, with_registry: bool = True) -> RunData:
+        run_dir = Path(run_dir)
+        manifest = load_manifest(run_dir)
+        answers_path = run_dir / "answers.jsonl"
+        by_question: dict[str, Answer] = {}
+        for _, answer in read_jsonl(answers_path, Answer):
+            by_question[answer.question_id] = answer  # a resumed run's later line wins
+        dataset = Path(manifest.dataset.path)
+        if not dataset.is_absolute() and not dataset.exists():
+            dataset = (run_dir / dataset).resolve()
+        questions: dict[str, Question] = {}
+        registry: Registry | None = None
+        if (dataset / "questions.jsonl").exists():
+            questions = {q.question_id: q for _, q in read_questions(dataset / "questions.jsonl")}
+        if with_registry and (dataset / "registry").is_dir():
+            registry = Registry.load(dataset)
+        judgments_path = run_dir / "judgments.jsonl"
+        judgments = load_jsonl(judgments_path, Judgment) if judgments_path.exists() else []
+        return cls(run_dir, manifest, list(by_question.values()), questions, registry, judgments)
+
+
+def load_manifest(run_dir: Path | str) -> RunManifest:
+    path = Path(run_dir) / "manifest.json"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(path, None, "file not found (is this a run folder?)") from None
+    try:
+        return RunManifest.model_validate_json(text)
+    except ValueError as exc:
+        raise DataError(path, None, f"not a valid run manifest: {str(exc).splitlines()[0]}") from None
+
+
+# --- claims --------------------------------------------------------------------------
+
+_MARKER = re.compile(r"\[([^\[\]\n]{1,80})\]")
+
+
+def markers_in(text: str) -> list[str]:
+    """Evidence ids cited in a text: `[E1]`, `[E1, E2]` (two markers), `[1]`."""
+    out: list[str] = []
+    for match in _MARKER.finditer(text):
+        for part in match.group(1).split(","):
+            token = part.strip()
+            if token and re.fullmatch(r"[\w.:\-]+", token):
+                out.append(token)
+    return out
+
+
+def answer_claims(answer: Answer) -> list[Claim]:
+    """The answer's claims; an answered answer without claims gets one claim a sentence (DESIGN 3)."""
+    if answer.claims or answer.status != "answered":
+        return list(answer.claims)
+    claims = []
+    for n, sentence in enumerate(split_sentences(answer.answer_text), start=1):
+        ids = list(dict.fromkeys(markers_in(sentence.text)))
+        claims.append(
+            Claim(claim_id=f"s{n}", text=sentence.text, evidence_ids=ids, span=(sentence.start, sentence.end))
+        )
+    return claims
+
+
+# --- wording (Russian first) ---------------------------------------------------------
+
+_WORDS: dict[str, dict[str, Any]] = {
+    "ru": {
+        "asked": "задан",
+        "asked_default": "дата вопроса не указана, взято начало прогона",
+        "tier": "уровень риска",
+        "tags": "теги",
+        "status": "статус ответа",
+        "answered": "дан ответ",
+        "abstained": "отказ отвечать",
+        "error": "ошибка",
+        "stale_yes": "ответ предупреждает, что опирается на старую редакцию",
+        "reason": "причина отказа",
+        "claim": "Утверждение",
+        "of": "из",
+        "sources": "источники",
+        "no_sources": "без ссылки на источник",
+        "edition": "редакция",
+        "at_asked": "на дату вопроса",
+        "page": "стр.",
+        "pages": "стр.",
+        "link": "Ссылка",
+        "no_link": "Ссылка: нет",
+        "unknown_doc": "документ не найден в реестре",
+        "unknown_evidence": "такого источника нет в наборе, переданном модели",
+        "no_text": "(текст фрагмента недоступен)",
+        "unknown_edition": "редакция не указана",
+        "empty_answer": "(пустой ответ)",
+        "status_names": {
+            "active": "действует",
+            "superseded": "заменена более новой",
+            "revoked": "отозвана",
+            "deleted": "удалена",
+            "not_yet_effective": "ещё не вступила в силу",
+        },
+    },
+    "en": {
+        "asked": "asked",
+        "asked_default": "no asked_at, the run's start is used",
+        "tier": "risk tier",
+        "tags": "tags",
+        "status": "answer status",
+        "answered": "answered",
+        "abstained": "abstained",
+        "error": "error",
+        "stale_yes": "the answer says it relies on an old edition",
+        "reason": "abstain reason",
+        "claim": "Claim",
+        "of": "of",
+        "sources": "sources",
+        "no_sources": "cites no source",
+        "edition": "edition",
+        "at_asked": "at the time of the question",
+        "page": "p.",
+        "pages": "pp.",
+        "link": "Link",
+        "no_link": "Link: none",
+        "unknown_doc": "document not in the registry",
+        "unknown_evidence": "no such source in the set given to the model",
+        "no_text": "(fragment text not available)",
+        "unknown_edition": "edition not given",
+        "empty_answer": "(empty answer)",
+        "status_names": {
+            "active": "active",
+            "superseded": "superseded",
+            "revoked": "revoked",
+            "deleted": "deleted",
+            "not_yet_effective": "not yet effective",
+        },
+    },
+}
+
+
+def _fmt_time(t: datetime) -> str:
+    return t.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+# --- building tasks ------------------------------------------------------------------
+
+
+def task_key(run_id: str, question_id: str) -> str:
+    return json.dumps([run_id, question_id], ensure_ascii=False)
+
+
+def data_hash(data: dict[str, Any]) -> str:
+    payload = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:20]
+
+
+def layout_of(data: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
+    """(claim_id, evidence ids of its cards) in order: what control indices point to."""
+    out = []
+    for claim in data.get(LAYOUT_KEY) or []:
+        if not isinstance(claim, dict):
+            continue
+        cards = claim.get("cards") or []
+        out.append((str(claim.get("claim_id")), tuple(str(c.get("evidence_id")) for c in cards if isinstance(c, dict))))
+    return out
+
+
+def reviewable(answer: Answer) -> bool:
+    """Answers a rater can judge: answered or abstained (a backend error has nothing to judge)."""
+    return answer.status in ("answered", "abstained")
+
+
+class TaskBuilder:
+    def __init__(self, run: RunData, lang: str = "ru") -> None:
+        if lang not in _WORDS:
+            raise DataError("--lang", None, f"unknown language {lang!r} (expected one of {', '.join(_WORDS)})")
+        self.run = run
+        self.lang = lang
+        self.w = _WORDS[lang]
+
+    def tasks(self, *, predictions: bool = False, config: ReviewConfig | None = None) -> list[dict[str, Any]]:
+        out = []
+        for answer in self.run.answers:
+            if not reviewable(answer):
+                continue
+            task = self.task(answer)
+            if predictions:
+                preds = predictions_for(task["data"], self.run.judgments, config or ReviewConfig.default(self.lang))
+                if preds:
+                    task["predictions"] = preds
+            out.append(task)
+        return out
+
+    def task(self, answer: Answer) -> dict[str, Any]:
+        run = self.run
+        question = run.questions.get(answer.question_id)
+        asked_at = (question.asked_at if question else None) or run.manifest.started_at
+        w = self.w
+        meta_parts = [f"id {answer.question_id}"]
+        if question is not None and question.asked_at is not None:
+            meta_parts.append(f"{w['asked']} {_fmt_time(question.asked_at)}")
+        else:
+            meta_parts.append(f"{w['asked_default']} ({_fmt_time(asked_at)})")
+        if question is not None:
+            meta_parts.append(f"{w['tier']}: {question.risk_tier}")
+            if question.tags:
+                meta_parts.append(f"{w['tags']}: {', '.join(question.tags)}")
+        answer_parts = [f"{w['status']}: {w.get(answer.status, answer.status)}"]
+        if answer.stale_notice:
+            answer_parts.append(w["stale_yes"])
+        if answer.abstain_reason:
+            answer_parts.append(f"{w['reason']}: {answer.abstain_reason}")
+        if answer.model:
+            answer_parts.append(f"model: {answer.model}")
+        evidence = {e.evidence_id: e for e in answer.evidence}
+        links: dict[str, list[str]] = {}
+        for link in answer.links:
+            links.setdefault(link.evidence_id, []).append(link.url)
+        claims = answer_claims(answer)
+        claim_items = []
+        for n, claim in enumerate(claims, start=1):
+            ids = list(dict.fromkeys(claim.evidence_ids))
+            head = f"{w['claim']} {n} {w['of']} {len(claims)} · {claim.claim_id} · "
+            head += f"{w['sources']}: {', '.join(ids)}" if ids else w["no_sources"]
+            cards = [self._card(eid, evidence.get(eid), links.get(eid, []), asked_at) for eid in ids]
+            claim_items.append({"claim_id": claim.claim_id, "head": head, "text": claim.text, "cards": cards})
+        data: dict[str, Any] = {
+            "run_id": run.run_id,
+            "question_id": answer.question_id,
+            "question": question.question if question else f"({answer.question_id})",
+            "question_meta": " · ".join(meta_parts),
+            "answer_text": answer.answer_text or w["empty_answer"],
+            "answer_meta": " · ".join(answer_parts),
+            "status": answer.status,
+            "asked_at": asked_at.isoformat(),
+            LAYOUT_KEY: claim_items,
+            "citeval_task_schema": TASK_SCHEMA,
+        }
+        meta = {
+            "run_id": run.run_id,
+            "question_id": answer.question_id,
+            "citeval_key": task_key(run.run_id, answer.question_id),
+            "citeval_hash": data_hash(data),
+        }
+        return {"data": data, "meta": meta}
+
+    def _card(self, evidence_id: str, ev: Evidence | None, urls: list[str], asked_at: datetime) -> dict[str, Any]:
+        w = self.w
+        registry = self.run.registry
+        if ev is None:
+            return {
+                "evidence_id": evidence_id,
+                "head": f"[{evidence_id}] {w['unknown_evidence']}",
+                "link": w["no_link"],
+                "snippet": w["no_text"],
+            }
+        chunk = registry.resolve(ev) if registry is not None else None
+        document_id = ev.document_id or (chunk.document_id if chunk else None)
+        version_id = ev.version_id or (chunk.version_id if chunk else None)
+        parts = [f"[{evidence_id}]"]
+        document = registry.documents.get(document_id) if registry is not None and document_id else None
+        if document is not None:
+            parts.append(f"«{document.title}»")
+        elif document_id:
+            parts.append(f"{document_id} ({w['unknown_doc']})")
+        version = registry.versions.get(version_id) if registry is not None and version_id else None
+        if version is not None:
+            status = version.status_at(asked_at)
+            parts.append(f"{w['edition']} {version.revision} ({version.version_id})")
+            parts.append(f"{w['at_asked']}: {w['status_names'][VersionStatus(status).value]}")
+        elif version_id:
+            parts.append(f"{w['edition']} {version_id}")
+        else:
+            parts.append(w["unknown_edition"])
+        page = _pages(ev, chunk, w)
+        if page:
+            parts.append(page)
+        snippet = chunk.text if chunk is not None else (ev.text or w["no_text"])
+        link = f"{w['link']}: " + " ; ".join(urls) if urls else w["no_link"]
+        card = {"evidence_id": evidence_id, "head": " · ".join(parts), "link": link, "snippet": snippet}
+        if version is not None:
+            card["edition_status"] = VersionStatus(version.status_at(asked_at)).value
+        return card
+
+
+def _pages(ev: Evidence, chunk: Any, w: dict[str, Any]) -> str | None:
+    if ev.page is not None:
+        return f"{w['page']} {ev.page}"
+    if chunk is not None and chunk.page_start is not None:
+        if chunk.page_end is not None and chunk.page_end != chunk.page_start:
+            return f"{w['pages']} {chunk.page_start}–{chunk.page_end}"
+        return f"{w['page']} {chunk.page_start}"
+    return None
+
+
+# --- auto-judge labels as predictions ------------------------------------------------
+
+
+def predictions_for(data: dict[str, Any], judgments: Iterable[Judgment], config: ReviewConfig) -> list[dict[str, Any]]:
+    """One Label Studio prediction per auto judge, from its labels on this task's answer."""
+    run_id, question_id = data["run_id"], data["question_id"]
+    claim_index: dict[str, int] = {}
+    card_index: dict[tuple[str, str], tuple[int, int]] = {}
+    for i, (claim_id, evidence_ids) in enumerate(layout_of(data)):
+        claim_index.setdefault(claim_id, i)
+        for j, evidence_id in enumerate(evidence_ids):
+            card_index.setdefault((claim_id, evidence_id), (i, j))
+    by_judge: dict[str, dict[str, tuple[str, str, str]]] = {}
+    for judgment in judgments:
+        if judgment.run_id != run_id or judgment.question_id != question_id or not judgment.source.startswith("auto:"):
+            continue
+        indices: tuple[int, ...] | None
+        if judgment.field in ("support", "anchor"):
+            indices = card_index.get((judgment.claim_id or "", judgment.evidence_id or ""))
+        elif judgment.field == "significant":
+            claim_at = claim_index.get(judgment.claim_id or "")
+            indices = None if claim_at is None else (claim_at,)
+        else:
+            indices = ()
+        if indices is None:
+            continue
+        from_name, to_name = config.names_for(judgment.field, *indices)
+        by_judge.setdefault(judgment.source, {})[from_name] = (to_name, judgment.field, judgment.value)  # later wins
+    out = []
+    for source in sorted(by_judge):
+        result = [
+            {"from_name": name, "to_name": to_name, "type": "choices", "value": {"choices": [value]}}
+            for name, (to_name, _, value) in sorted(by_judge[source].items())
+        ]
+        out.append({"model_version": source, "result": result})
+    return out

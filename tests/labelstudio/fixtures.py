@@ -1,0 +1,105 @@
+"""pytest fixtures for tests that need a real Label Studio server or headless Chromium.
+
+Import them into a test module (`from labelstudio.fixtures import ...  # noqa: F401`) or
+list this module in `pytest_plugins`. The server tests are skipped, with the reason, only
+when the server's venv is missing AND CITEVAL_REQUIRE_LABEL_STUDIO is unset; with it set
+(as in CI) a missing venv is installed by scripts/labelstudio.sh, and a missing Chromium
+or playwright is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from . import server as S
+
+CHROMIUM = Path(os.environ.get("CITEVAL_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def required() -> bool:
+    return bool(os.environ.get(S.REQUIRE_ENV))
+
+
+def need_label_studio() -> None:
+    if S.venv_ready():
+        return
+    if required():
+        S.install_venv()
+        return
+    pytest.skip(
+        f"Label Studio is not installed in {S.VENV} (run `scripts/labelstudio.sh install`); "
+        f"set {S.REQUIRE_ENV}=1 to make this a failure instead of a skip"
+    )
+
+
+@dataclass
+class Rater:
+    email: str
+    password: str
+    api_key: str
+    kind: str
+
+
+@pytest.fixture(scope="module")
+def ls_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S.LabelStudioServer]:
+    """A Label Studio server on 127.0.0.1 with a fresh copy of the migrated template data."""
+    need_label_studio()
+    root = tmp_path_factory.mktemp("labelstudio")
+    server = S.LabelStudioServer(S.fresh_data_dir(root))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def raters(ls_server: S.LabelStudioServer) -> tuple[Rater, Rater]:
+    """Two raters who joined by the invite link; one uses a personal access token, one a legacy token."""
+    a = Rater("ivanova@bank.test", "rater-pass-ivanova-1", "", "pat")
+    b = Rater("petrov@bank.test", "rater-pass-petrov-2", "", "legacy")
+    for rater in (a, b):
+        rater.api_key = S.create_rater(ls_server.url, rater.email, rater.password, rater.kind)
+    return a, b
+
+
+@pytest.fixture()
+def ls_env(ls_server: S.LabelStudioServer, monkeypatch: pytest.MonkeyPatch) -> S.LabelStudioServer:
+    """LABEL_STUDIO_URL / LABEL_STUDIO_API_KEY of the admin, for the CLI."""
+    monkeypatch.setenv("LABEL_STUDIO_URL", ls_server.url)
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", S.ADMIN_TOKEN)
+    return ls_server
+
+
+def need_chromium() -> None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        if required():
+            pytest.fail("playwright is not installed (pip install playwright; Chromium comes from apt)")
+        pytest.skip("playwright is not installed (pip install playwright)")
+    if not CHROMIUM.exists():
+        if required():
+            pytest.fail(f"{CHROMIUM} is missing (apt-get install -y chromium)")
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install -y chromium)")
+
+
+def keep_screenshot(path: Path) -> Path:
+    """Keep a copy under .cache/screenshots/ for people to look at."""
+    out = S.REPO / ".cache" / "screenshots"
+    out.mkdir(parents=True, exist_ok=True)
+    return Path(shutil.copy2(path, out / path.name))

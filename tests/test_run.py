@@ -1,0 +1,200 @@
+"""`citeval run`: backends, resumable runs, faults recorded (never abstentions), no secrets on disk."""
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from answer_server import AnswerServer
+from factories import write_dataset, write_jsonl
+from typer.testing import CliRunner
+
+from cli import app
+from evals import RunOptions, resume_run, start_run
+from evals.backends import anthropic_to_answer, redact_spec
+from evals.errors import DataError, UsageError
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "datasets" / "demo"
+
+
+def lines(run_dir):
+    return [json.loads(x) for x in (run_dir / "answers.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def many_questions(root, n):
+    write_jsonl(root / "questions.jsonl", [{"question_id": f"q{i:02d}", "question": f"Вопрос {i}?"} for i in range(n)])
+
+
+def test_reference_run_writes_one_line_per_question(tmp_path):
+    ds = write_dataset(tmp_path / "ds")
+    result = start_run(ds, "reference", out=tmp_path / "runs", run_id="r1")
+    answers = lines(result.run_dir)
+    assert sorted(a["question_id"] for a in answers) == ["q1", "q2", "q3"]
+    manifest = json.loads((result.run_dir / "manifest.json").read_text())
+    assert manifest["schema_version"] == 1 and manifest["run_id"] == "r1" and manifest["backend"] == "reference"
+    assert manifest["options"]["status"] == "finished" and manifest["finished_at"]
+    with pytest.raises(UsageError, match="exists"):
+        start_run(ds, "reference", out=tmp_path / "runs", run_id="r1")
+
+
+def test_http_faults_are_retried_or_recorded(tmp_path):
+    ds = write_dataset(tmp_path / "ds")
+    many_questions(ds, 40)
+    # 8 of 40 questions (20 %) meet faults; with retries=2 a question gets at most 3 attempts
+    script = {
+        "q00": ["500"], "q05": ["500", "500", "500"], "q10": ["timeout"], "q15": ["malformed", "malformed", "malformed"],
+        "q20": ["drop"], "q25": ["404"], "q30": ["drop", "drop", "drop"], "q35": ["timeout", "timeout", "timeout"],
+    }
+    expected_errors = {"q05": "http_5xx", "q15": "malformed_json", "q25": "http_4xx", "q30": "connection_error",
+                       "q35": "timeout"}
+    with AnswerServer(script, hang=1.0) as server:
+        result = start_run(ds, f"http:{server.url}", out=tmp_path / "runs", run_id="h",
+                           options=RunOptions(concurrency=8, timeout=0.5, retries=2))
+    answers = {a["question_id"]: a for a in lines(result.run_dir)}
+    assert len(answers) == 40 and len(lines(result.run_dir)) == 40
+    errors = {qid: a["error"]["type"] for qid, a in answers.items() if a["status"] == "error"}
+    assert errors == expected_errors
+    assert not any(a["status"] == "abstained" for a in answers.values())
+    assert server.hits["q25"] == 1  # a 4xx is not retried
+    assert {server.hits[q] for q in ("q05", "q15", "q30", "q35")} == {3}
+    assert server.hits["q00"] == server.hits["q10"] == server.hits["q20"] == 2
+    assert result.errors == 5
+
+
+def test_secrets_never_reach_the_run_folder(tmp_path, monkeypatch):
+    ds = write_dataset(tmp_path / "ds")
+    monkeypatch.setenv("CITEVAL_HTTP_AUTHORIZATION", "Bearer sk-fake-7f3a9c2e")
+    with AnswerServer(echo_auth=True) as server:
+        url = server.url + "?api_key=sk-query-5511&lang=ru"
+        result = start_run(ds, f"http:{url}", out=tmp_path / "runs", run_id="s")
+    assert server.hits["q1"] == 1  # the server did receive the header and echoed it
+    for path in result.run_dir.rglob("*"):
+        content = path.read_text(encoding="utf-8")
+        assert "sk-fake-7f3a9c2e" not in content and "sk-query-5511" not in content, path
+    manifest = json.loads((result.run_dir / "manifest.json").read_text())
+    assert manifest["backend"].endswith("/answer?api_key=%2A%2A%2A&lang=ru")
+    assert "***" in lines(result.run_dir)[0]["answer_text"]
+
+
+def test_redact_spec():
+    assert redact_spec("http:https://bob:pw@api.example/x?token=abc&k=1") == "http:https://***@api.example/x?token=%2A%2A%2A&k=1"
+    assert redact_spec("reference") == "reference"
+
+
+def test_replay_mixed_lines_and_missing_question(tmp_path):
+    ds = write_dataset(tmp_path / "ds")
+    replay = tmp_path / "answers.jsonl"
+    write_jsonl(replay, [
+        {"question_id": "q1", "status": "answered", "answer_text": "Раз в 12 месяцев [E1].",
+         "evidence": [{"evidence_id": "E1", "chunk_id": "a1-1"}]},
+        {"question_id": "q2", "format": "anthropic", "model": "claude-x",
+         "documents": [{"document_id": "train", "version_id": "train-v2"}],
+         "usage": {"input_tokens": 120, "output_tokens": 30},
+         "content": [
+             {"type": "text", "text": "Порог сдачи — "},
+             {"type": "text", "text": "80 %.", "citations": [
+                 {"type": "char_location", "document_index": 0, "cited_text": "Порог сдачи теста 80 %.",
+                  "start_char_index": 54, "end_char_index": 77}]},
+         ]},
+    ])
+    result = start_run(ds, f"replay:{replay}", out=tmp_path / "runs", run_id="rp")
+    answers = {a["question_id"]: a for a in lines(result.run_dir)}
+    assert answers["q3"]["status"] == "error" and answers["q3"]["error"]["type"] == "missing_in_replay"
+    q2 = answers["q2"]
+    assert q2["answer_text"] == "Порог сдачи — 80 %."
+    # hand-worked: the uncited block is claim c1, the cited block c2 with its quote and span
+    assert [(c["claim_id"], c["text"], c["evidence_ids"]) for c in q2["claims"]] == [
+        ("c1", "Порог сдачи —", []), ("c2", "80 %.", ["E1"])]
+    assert q2["claims"][1]["quote"] == "Порог сдачи теста 80 %." and q2["claims"][1]["span"] == [14, 19]
+    assert q2["evidence"] == [{"evidence_id": "E1", "document_id": "train", "version_id": "train-v2",
+                               "char_start": 54, "char_end": 77, "text": "Порог сдачи теста 80 %."}]
+    assert q2["usage"]["input_tokens"] == 120
+
+
+def test_anthropic_page_and_block_locations():
+    answer = anthropic_to_answer({
+        "question_id": "q", "documents": [{"document_id": "d", "version_id": "v", "chunk_ids": ["c0", "c1"]}],
+        "content": [{"type": "text", "text": "A.", "citations": [
+            {"type": "page_location", "document_index": 0, "cited_text": "a", "start_page_number": 3, "end_page_number": 4},
+            {"type": "content_block_location", "document_index": 0, "cited_text": "b", "start_block_index": 1,
+             "end_block_index": 2}]}]})
+    assert [(e.evidence_id, e.page, e.chunk_id) for e in answer.evidence] == [("E1", 3, None), ("E2", None, "c1")]
+    assert answer.claims[0].evidence_ids == ["E1", "E2"]
+
+
+def test_bad_replay_line_names_file_and_line(tmp_path):
+    ds = write_dataset(tmp_path / "ds")
+    replay = tmp_path / "answers.jsonl"
+    replay.write_text('{"question_id": "q1", "status": "answered"}\n{"question_id": "q2", "status": "maybe"}\n')
+    result = CliRunner().invoke(app, ["run", str(ds), "--backend", f"replay:{replay}", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2
+    assert f"{replay}:2: status: Input should be 'answered', 'abstained' or 'error'" in result.output
+    assert not (tmp_path / "r").exists()  # nothing half-written
+
+
+def sync_backend(payload):
+    return {"status": "answered", "answer_text": payload["question"].upper()}
+
+
+async def async_backend(payload):
+    if payload["question_id"] == "q2":
+        raise RuntimeError("model overloaded")
+    return {"status": "abstained", "answer_text": "", "abstain_reason": payload["asked_at"]}
+
+
+def test_python_backends(tmp_path):
+    ds = write_dataset(tmp_path / "ds")
+    sys.modules.setdefault("test_run", sys.modules[__name__])
+    r1 = start_run(ds, "python:test_run:sync_backend", out=tmp_path / "runs", run_id="py1")
+    assert {a["question_id"]: a["answer_text"] for a in lines(r1.run_dir)}["q1"] == "КАК ЧАСТО ПРОХОДИТЬ ОБУЧЕНИЕ?"
+    r2 = start_run(ds, "python:test_run:async_backend", out=tmp_path / "runs", run_id="py2")
+    answers = {a["question_id"]: a for a in lines(r2.run_dir)}
+    assert answers["q2"]["status"] == "error" and answers["q2"]["error"] == {"type": "RuntimeError", "message": "model overloaded"}
+    assert answers["q1"]["abstain_reason"] == "2024-05-01T00:00:00+00:00"  # asked_at reaches the backend
+
+
+def test_resume_repairs_a_half_written_line(tmp_path):
+    ds = write_dataset(tmp_path / "ds")
+    first = start_run(ds, "reference", out=tmp_path / "runs", run_id="r")
+    path = first.run_dir / "answers.jsonl"
+    full = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text(full[0] + full[1][:25], encoding="utf-8")  # a kill in the middle of line 2
+    resume_run(first.run_dir)
+    assert sorted(path.read_text(encoding="utf-8").splitlines(keepends=True)) == sorted(full)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (DEMO / "questions.jsonl").exists(), reason="demo dataset not built")
+def test_sigkill_three_times_then_identical_to_uninterrupted(tmp_path):
+    env = {**os.environ, "CI": "true"}
+    cmd = [sys.executable, str(ROOT / "cli.py"), "run", str(DEMO), "--backend", "reference", "--concurrency", "1",
+           "--out", str(tmp_path)]
+    subprocess.run([*cmd, "--run-id", "clean"], check=True, env=env, capture_output=True)
+    reference = sorted((tmp_path / "clean" / "answers.jsonl").read_text(encoding="utf-8").splitlines())
+    total = len(reference)
+    rng = random.Random(20261130)
+    killed_at = []
+    run_dir = tmp_path / "killed"
+    for attempt in range(3):
+        target = rng.randint(1 + attempt * total // 4, (attempt + 1) * total // 4)
+        args = [*cmd, "--run-id", "killed"] if attempt == 0 else [*cmd[:3], "--resume", str(run_dir)]
+        proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        answers = run_dir / "answers.jsonl"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            if answers.exists() and answers.read_bytes().count(b"\n") >= target:
+                break
+            time.sleep(0.002)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        killed_at.append(answers.read_bytes().count(b"\n"))
+    assert killed_at[-1] < total, f"the run finished before the last kill: {killed_at}"
+    subprocess.run([*cmd[:3], "--resume", str(run_dir)], check=True, env=env, capture_output=True)
+    final = sorted((run_dir / "answers.jsonl").read_text(encoding="utf-8").splitlines())
+    assert final == reference
