@@ -178,6 +178,96 @@ def run(
     typer.echo(f"{result.run_dir}: {result.answered}/{result.total} answered, {result.errors} error(s)")
 
 
+def _metrics_table(scores: dict[str, Any], title: str) -> None:
+    """Metrics as rows, overall and per risk tier as columns: value [95 % CI]."""
+    from rich.console import Console
+    from rich.table import Table
+
+    tiers = [t for t in ("critical", "policy", "reference") if t in scores.get("by_tier", {})]
+    table = Table(title=title)
+    table.add_column("metric")
+    table.add_column(f"all (n={scores['n_questions']})", justify="right")
+    for tier in tiers:
+        table.add_column(f"{tier} (n={scores['by_tier'][tier]['n']})", justify="right")
+
+    def cell(m: dict[str, Any]) -> str:
+        if m["value"] is None:
+            return "—"
+        ci = f" [{m['ci'][0]:.2f}, {m['ci'][1]:.2f}]" if m.get("ci") else ""
+        return f"{m['value']:.3f}{ci}"
+
+    for name, m in scores["metrics"].items():
+        table.add_row(name, cell(m), *(cell(scores["by_tier"][t]["metrics"][name]) for t in tiers))
+    Console(width=max(120, Console().width)).print(table)
+    missing = {name: m["reason"] for name, m in scores["metrics"].items() if m["value"] is None and m.get("reason")}
+    for name, reason in missing.items():
+        typer.echo(f"  {name}: {reason}")
+    if scores.get("findings"):
+        typer.echo("findings: " + ", ".join(f"{code} {n}" for code, n in scores["findings"].items()))
+
+
+@app.command("score")
+@handles_errors
+def score(
+    run_dir: Annotated[Path, typer.Argument(help="Run folder (runs/<run_id>).")],
+    judge: Annotated[str, typer.Option(help="Support judge: offline, llm or none.")] = "offline",
+    output: Annotated[OutputFormat, typer.Option("--format", help="text or json.")] = OutputFormat.text,
+) -> None:
+    """Check citations and compute metrics for a saved run (never re-runs the backend)."""
+    result = evals.score_run(run_dir, **_judge_options(judge))
+    if output is OutputFormat.json:
+        _print_json(result.scores)
+    else:
+        _metrics_table(result.scores, f"{result.run_dir}")
+
+
+def _judge_options(judge: str) -> dict[str, Any]:
+    if judge == "none":
+        return {}
+    raise evals.UsageError(f"judge {judge!r} is not available yet; use --judge none")
+
+
+@app.command("selftest")
+@handles_errors
+def selftest(
+    dataset: Annotated[Path, typer.Argument(help="Dataset folder.")],
+    output: Annotated[OutputFormat, typer.Option("--format", help="text or json.")] = OutputFormat.text,
+) -> None:
+    """Inject every fault kind into reference answers; exit 1 unless each is caught and nothing else alarms."""
+    from evals.selftest import run_selftest
+
+    report = run_selftest(dataset)
+    if output is OutputFormat.json:
+        _print_json(report.to_json())
+    else:
+        typer.echo(report.to_markdown())
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@app.command("eval")
+@handles_errors
+def eval_(
+    dataset: Annotated[Path, typer.Argument(help="Dataset folder.")],
+    backend: Annotated[str, typer.Option(help="Backend SPEC (see `citeval run`).")] = "reference",
+    out: Annotated[Path, typer.Option(help="Folder that holds run folders.")] = Path("runs"),
+    run_id: Annotated[str | None, typer.Option(help="Name of the run folder.")] = None,
+    label: Annotated[str | None, typer.Option(help="Variant label.")] = None,
+    judge: Annotated[str, typer.Option(help="Support judge: offline, llm or none.")] = "offline",
+    concurrency: Annotated[int, typer.Option(min=1)] = 8,
+    limit: Annotated[int | None, typer.Option(min=1)] = None,
+    timeout: Annotated[float, typer.Option(min=0.1)] = 60.0,
+    retries: Annotated[int, typer.Option(min=0)] = 2,
+) -> None:
+    """Run + score (+ gate and report): the one command for CI and first use."""
+    options = evals.RunOptions(concurrency=concurrency, limit=limit, timeout=timeout, retries=retries, label=label)
+    with _Progress() as progress:
+        result = evals.start_run(dataset, backend, out=out, run_id=run_id, options=options, on_progress=progress)
+    typer.echo(f"{result.run_dir}: {result.answered}/{result.total} answered, {result.errors} error(s)")
+    scored = evals.score_run(result.run_dir, **_judge_options(judge))
+    _metrics_table(scored.scores, str(result.run_dir))
+
+
 @app.command("agree")
 @handles_errors
 def agree(

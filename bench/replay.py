@@ -13,8 +13,8 @@ import json
 import math
 import multiprocessing
 import sys
-import threading
 import tempfile
+import threading
 import time
 from pathlib import Path
 

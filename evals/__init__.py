@@ -12,13 +12,30 @@ _os.environ.setdefault("HF_HUB_OFFLINE", "1")
 _os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 from ._version import __version__  # noqa: E402
+from .agreement import AgreementReport, compute_agreement  # noqa: E402
 from .data import *  # noqa: E402,F403
 from .data import __all__ as _data_all  # noqa: E402
 from .errors import BackendError, CitevalError, DataError, DatasetInvalid, UsageError  # noqa: E402
-from .agreement import AgreementReport, compute_agreement  # noqa: E402
 from .runner import RunInterrupted, RunOptions, RunProgress, RunResult, load_manifest, resume_run, start_run  # noqa: E402
+from .scoring import ScoreResult, score_run  # noqa: E402
 
 __all__ = [
-    *_data_all, "AgreementReport", "compute_agreement", "BackendError", "CitevalError", "DataError", "DatasetInvalid", "RunInterrupted", "RunOptions",
-    "RunProgress", "RunResult", "UsageError", "__version__", "load_manifest", "resume_run", "start_run",
+    *_data_all,
+    "AgreementReport",
+    "compute_agreement",
+    "BackendError",
+    "CitevalError",
+    "DataError",
+    "DatasetInvalid",
+    "RunInterrupted",
+    "RunOptions",
+    "RunProgress",
+    "RunResult",
+    "ScoreResult",
+    "UsageError",
+    "score_run",
+    "__version__",
+    "load_manifest",
+    "resume_run",
+    "start_run",
 ]

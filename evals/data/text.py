@@ -150,6 +150,8 @@ def split_sentences(text: str) -> list[Sentence]:
                 continue
             if text[match.start("end")] == "." and _ends_with_abbreviation(before_period):
                 continue
+            if candidate.count("«") > candidate.count("»") or candidate.count("„") > candidate.count("“"):
+                continue  # a period inside a quotation: «Отходы. Класс А»
             _append(sentences, text, start, end)
             start = match.end("gap")
         _append(sentences, text, start, b_end)

@@ -97,9 +97,19 @@ def markers_in(text: str) -> list[str]:
 
 
 def answer_claims(answer: Answer) -> list[Claim]:
-    """The answer's claims; an answered answer without claims gets one claim a sentence (DESIGN 3)."""
+    """The answer's claims; an answered answer without claims gets one claim a sentence (DESIGN 3).
+
+    Uses the checks' own derivation when it is there, so that claim ids (s1, s2, …) match the
+    auto judgments and findings of `citeval score`.
+    """
     if answer.claims or answer.status != "answered":
         return list(answer.claims)
+    try:
+        from ..checks import claims_of
+    except ImportError:  # the checks module is optional here
+        pass
+    else:
+        return list(claims_of(answer))
     claims = []
     for n, sentence in enumerate(split_sentences(answer.answer_text), start=1):
         ids = list(dict.fromkeys(markers_in(sentence.text)))
