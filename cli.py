@@ -291,6 +291,57 @@ def agree(
         typer.echo(result.to_text(limit=limit), nl=False)
 
 
+@app.command("judge")
+@handles_errors
+def judge(
+    pairs: Annotated[Path, typer.Argument(help="JSONL: {pair_id, claim, evidence: [..], question?, label?} a line.")],
+    judge_name: Annotated[str, typer.Option("--judge", help="offline (default) or llm.")] = "offline",
+    llm_base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (…/v1) or Anthropic's.")] = None,
+    llm_model: Annotated[str | None, typer.Option(help="Model name for --judge llm.")] = None,
+    llm_provider: Annotated[str, typer.Option(help="openai (any compatible endpoint) or anthropic.")] = "openai",
+    llm_key_env: Annotated[
+        str | None, typer.Option(help="Environment variable holding the API key (default OPENAI_/ANTHROPIC_API_KEY).")
+    ] = None,
+    cache: Annotated[Path | None, typer.Option(help="JSONL cache of LLM verdicts (re-runs cost nothing).")] = None,
+    output: Annotated[OutputFormat, typer.Option("--format", help="text or json.")] = OutputFormat.text,
+) -> None:
+    """Judge (claim, evidence) pairs; stdout gets {pair_id, value, score, reason} lines (json) or a table.
+
+    With a `label` on the pairs, agreement with those labels (accuracy, macro-F1, Cohen's κ) goes to stderr.
+    """
+    from evals import judges
+
+    items = judges.read_pairs(pairs)
+    config = None
+    if judge_name == "llm" and llm_model:
+        config = judges.LlmConfig(model=llm_model, provider=llm_provider, base_url=llm_base_url,  # type: ignore[arg-type]
+                                  api_key_env=llm_key_env)
+    support_judge = judges.make_judge(judge_name, llm=config, cache_path=cache)
+    results = judges.judge_pairs(items, support_judge)
+    for line in judges.pair_lines(items, results):
+        if output is OutputFormat.json:
+            typer.echo(json.dumps(line, ensure_ascii=False))
+        else:
+            score_text = "-" if line["score"] is None else f"{line['score']:.2f}"
+            typer.echo(f"{line['pair_id']}\t{line['value']}\t{score_text}\t{line['reason']}")
+    summary: dict[str, Any] = {"pairs": len(items), "failed": sum(r.error is not None for r in results)}
+    agreement = judges.pair_agreement(items, results)
+    if agreement is not None:
+        summary["agreement"] = agreement
+    if isinstance(support_judge, judges.LlmJudge):
+        summary["usage"] = support_judge.usage.to_json()
+    if output is OutputFormat.json:
+        typer.echo(json.dumps(summary, ensure_ascii=False), err=True)
+    elif agreement is not None:
+        for view in ("labels", "binary"):
+            stats = agreement[view]
+            typer.echo(f"agreement ({view}, n={stats['n']}): " + ", ".join(
+                f"{k} {'n/a' if stats[k]['value'] is None else format(stats[k]['value'], '.3f')}"
+                for k in ("accuracy", "macro_f1", "cohen_kappa")), err=True)
+    if items and summary["failed"] == len(items):
+        raise typer.Exit(3)  # the judge's service failed on every pair
+
+
 class LabelLang(str, Enum):
     ru = "ru"
     en = "en"

@@ -68,6 +68,17 @@ def _norm(text: str) -> str:
     return normalize(text)
 
 
+@lru_cache(maxsize=65536)
+def _numbers(text: str) -> frozenset[str]:
+    return frozenset(m.value for m in extract_numbers(text))
+
+
+@lru_cache(maxsize=16384)
+def _windows(text: str) -> frozenset[str]:
+    norm = _norm(text)
+    return frozenset(norm[i : i + LEAK_WINDOW] for i in range(len(norm) - LEAK_WINDOW + 1))
+
+
 @dataclass
 class MarkerCheck:
     """One marker: a (claim, evidence id) pair with what the registry says about it."""
@@ -132,16 +143,18 @@ def _anchor_text(registry: Registry, evidence: Evidence, chunk: Chunk) -> str:
     return chunk.text
 
 
-def leaks_text(url: str, text: str) -> bool:
+def leaks_text(url: str, text: str, registry_prefix: str | None = None) -> bool:
     """DESIGN 6: the decoded, normalized URL holds 24+ consecutive characters of the text,
-    or a text-fragment directive."""
+    or a text-fragment directive. The registry's own prefix of the URL is not searched."""
+    if registry_prefix and url.startswith(registry_prefix.rstrip("/")):
+        url = url[len(registry_prefix.rstrip("/")) :]
     decoded = unquote(url.replace("+", " "))
     if "#:~:text=" in decoded or ":~:text=" in url:
         return True
-    url_norm, text_norm = _norm(decoded), _norm(text)
-    if len(url_norm) < LEAK_WINDOW or len(text_norm) < LEAK_WINDOW:
+    url_norm = _norm(decoded)
+    if len(url_norm) < LEAK_WINDOW:
         return False
-    windows = {text_norm[i : i + LEAK_WINDOW] for i in range(len(text_norm) - LEAK_WINDOW + 1)}
+    windows = _windows(text)
     return any(url_norm[i : i + LEAK_WINDOW] in windows for i in range(len(url_norm) - LEAK_WINDOW + 1))
 
 
@@ -228,7 +241,7 @@ def check_answer(question: Question, answer: Answer, registry: Registry, asked_a
             else:
                 codes.append("LINK_NOT_FROM_REGISTRY")
         source_text = (mc.chunk.text if mc and mc.chunk else (mc.evidence.text if mc and mc.evidence else None)) or ""
-        if leaks_text(link.url, source_text):
+        if leaks_text(link.url, source_text, cited.viewer_url if cited else None):
             codes.append("LINK_LEAKS_TEXT")
 
     emitted: set[tuple[str | None, str | None, str]] = set()
@@ -285,7 +298,7 @@ def check_answer(question: Question, answer: Answer, registry: Registry, asked_a
             sources = [c.text for c in cited_chunks] or [
                 m.evidence.text for m in cc.markers if m.evidence is not None and m.evidence.text
             ]
-            available = {n.value for text in sources for n in extract_numbers(text)}
+            available = set().union(*(_numbers(text) for text in sources))
             missing = sorted(numbers - available)
             cc.numbers_ok = not missing
             if missing:

@@ -279,10 +279,24 @@ def score_answer(
 # --- run level -----------------------------------------------------------------------
 
 
-def bootstrap_weights(n: int, seed: int = SEED, resamples: int = RESAMPLES) -> np.ndarray:
-    """Multinomial resample counts (resamples × n): resampling n questions with replacement."""
+def bootstrap_means(x: np.ndarray, seed: int = SEED, resamples: int = RESAMPLES) -> np.ndarray:
+    """Means of `resamples` bootstrap resamples of x (questions drawn with replacement).
+
+    A resample's mean depends only on how often each distinct value is drawn, so the draws
+    are made over the distinct values (multinomial with their frequencies): the same
+    distribution as resampling questions, at a cost of resamples × distinct values.
+    """
+    values, counts = np.unique(x, return_counts=True)
     rng = np.random.default_rng(seed)
-    return rng.multinomial(n, np.full(n, 1.0 / n), size=resamples).astype(np.float64)
+    n = len(x)
+    if len(values) <= 512:
+        draws = rng.multinomial(n, counts / n, size=resamples)
+        return (draws @ values) / n
+    out = np.empty(resamples)
+    for start in range(0, resamples, 100):  # bounded memory for many distinct values
+        idx = rng.integers(0, n, size=(min(100, resamples - start), n))
+        out[start : start + len(idx)] = x[idx].mean(axis=1)
+    return out
 
 
 def _interval(samples: np.ndarray, resamples: int) -> tuple[list[float] | None, str | None]:
@@ -304,9 +318,8 @@ def mean_metric(values: Sequence[float | None], seed: int = SEED) -> dict[str, A
     if n == 1:
         out["ci"], out["ci_reason"] = None, "one answer: no interval"
         return out
-    w = bootstrap_weights(n, seed)
-    samples = (w @ x) / w.sum(axis=1)
-    out["ci"], reason = _interval(samples, len(w))
+    samples = bootstrap_means(x, seed)
+    out["ci"], reason = _interval(samples, len(samples))
     if reason:
         out["ci_reason"] = reason
     return out
@@ -334,8 +347,11 @@ def abstention_metrics(pairs: Sequence[tuple[bool, bool]], seed: int = SEED) -> 
         return precision, recall, f1
 
     point = stats(np.array([tp_v.sum()]), np.array([pred_v.sum()]), np.array([gold_v.sum()]))
-    w = bootstrap_weights(n, seed)
-    boot = stats(w @ tp_v, w @ pred_v, w @ gold_v)
+    # resampling questions = drawing counts of the four (abstained, should_abstain) cells
+    cells = np.array([pred * 2 + gold for pred, gold in zip(pred_v, gold_v, strict=True)], dtype=np.int64)
+    freq = np.bincount(cells, minlength=4) / n
+    draws = np.random.default_rng(seed).multinomial(n, freq, size=RESAMPLES).astype(np.float64)
+    boot = stats(draws[:, 3], draws[:, 2] + draws[:, 3], draws[:, 1] + draws[:, 3])
     reasons = {
         "abstention_precision": "the system never abstained",
         "abstention_recall": "no question should be refused",
@@ -347,7 +363,7 @@ def abstention_metrics(pairs: Sequence[tuple[bool, bool]], seed: int = SEED) -> 
         if np.isnan(val):
             out[name] = {"value": None, "ci": None, "n": n, "reason": reasons[name]}
             continue
-        ci, reason = _interval(samples, len(w))
+        ci, reason = _interval(samples, RESAMPLES)
         out[name] = {"value": round(val, 6), "ci": ci, "n": n}
         if reason:
             out[name]["ci_reason"] = reason

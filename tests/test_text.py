@@ -70,3 +70,18 @@ def test_ranges_are_linked():
     assert [(m.value, m.range_with) for m in mentions] == [("5", 1), ("7", 0)]
     mentions = extract_numbers("с 16:00 до 19:00")
     assert [(m.kind, m.value, m.range_with) for m in mentions] == [("time", "16:00", None), ("time", "19:00", None)]
+
+
+def test_fast_normalize_equals_the_mapped_one():
+    from pathlib import Path
+
+    from evals.data.text import normalize_with_map
+
+    samples = [
+        "«Ёлка» — обу-\nчения\u00a0и\u00adли „x“", "a-\n\n b", "Ǆ ﬁ ＡＢＣ ½ Ⅻ", "e\u0301 ё е\u0308", "x -\t\n y",
+        "  \u2003 пробелы \u202f и\tтабы\n", "hy-\n1", "1-\nhy", "ΣΑΣ straße İstanbul",
+    ]
+    demo = Path(__file__).resolve().parent.parent / "datasets" / "demo" / "registry" / "texts"
+    samples += [p.read_text(encoding="utf-8") for p in sorted(demo.glob("*.txt"))[:6]]
+    for text in samples:
+        assert normalize(text) == normalize_with_map(text)[0], text[:40]

@@ -101,7 +101,7 @@ def support_judgments(
         raise ValueError(f"{len(units)} units but {len(results)} results")
     stamp = at or datetime.now(timezone.utc)
     rows = []
-    for unit, result in zip(units, results):
+    for unit, result in zip(units, results, strict=True):
         extra: dict[str, Any] = {"score": result.score}
         if result.error is not None:
             extra["error"] = result.error

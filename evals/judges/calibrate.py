@@ -12,14 +12,15 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
 
 from .metrics import balanced_accuracy, cohen_kappa, macro_f1
-from .offline import DEFAULT_PARAMS, OfflineFeatures, OfflineParams, decide
+from .offline import DEFAULT_PARAMS, OfflineFeatures, OfflineParams, is_supported
 
 BETAS = tuple(round(0.02 * i, 2) for i in range(16))  # 0.00 … 0.30
+COVERAGE_FLOORS = (0.0, 0.34, 0.4, 0.5)
 N_THRESHOLDS = 60  # candidate thresholds: quantiles of the overlap on the fitting data
 
 
 def predict(features: Sequence[OfflineFeatures | None], params: OfflineParams) -> list[bool]:
-    return [decide(f, params).value == "supported" for f in features]
+    return [is_supported(f, params) for f in features]
 
 
 def binary_report(truth: Sequence[bool], pred: Sequence[bool]) -> dict[str, float | None]:
@@ -43,20 +44,22 @@ def fit_params(
     truth: Sequence[bool],
     base: OfflineParams = DEFAULT_PARAMS,
     betas: Sequence[float] = BETAS,
+    floors: Sequence[float] = COVERAGE_FLOORS,
 ) -> OfflineParams:
-    """Grid search of (beta, threshold) for macro-F1; ties go to the smaller beta, then the
-    higher threshold (the stricter, simpler judge)."""
-    best: tuple[float, float, float] | None = None  # (f1, -beta, threshold)
-    for beta in betas:
-        overlaps = [f.overlap(beta) for f in features if f is not None]
-        for threshold in _candidates(overlaps):
-            params = replace(base, beta=beta, threshold=threshold)
-            score = macro_f1(truth, predict(features, params), labels=(True, False)).value or 0.0
-            key = (round(score, 9), -beta, threshold)
-            if best is None or key > best:
-                best = key
+    """Grid search of (min_coverage, beta, threshold) for macro-F1. Ties go to the higher
+    coverage floor, then the smaller beta, then the higher threshold: the stricter, simpler judge."""
+    best: tuple[float, float, float, float] | None = None  # (f1, floor, -beta, threshold)
+    for floor in floors:
+        for beta in betas:
+            overlaps = [f.overlap(beta) for f in features if f is not None]
+            for threshold in _candidates(overlaps):
+                params = replace(base, beta=beta, threshold=threshold, min_coverage=floor)
+                score = macro_f1(truth, predict(features, params), labels=(True, False)).value or 0.0
+                key = (round(score, 9), floor, -beta, threshold)
+                if best is None or key > best:
+                    best = key
     assert best is not None
-    return replace(base, beta=-best[1], threshold=best[2])
+    return replace(base, beta=-best[2], threshold=best[3], min_coverage=best[1])
 
 
 def group_folds(groups: Sequence[Hashable], k: int, seed: int) -> list[list[int]]:
@@ -93,7 +96,7 @@ def cross_validate(
             train = [i for i in range(len(truth)) if i not in held]
             params = fit_params([features[i] for i in train], [truth[i] for i in train])
             chosen.append(params)
-            for i, p in zip(fold, predict([features[i] for i in fold], params)):
+            for i, p in zip(fold, predict([features[i] for i in fold], params), strict=False):
                 pred[i] = p
         reports.append(binary_report(truth, pred))
     mean: dict[str, float | None] = {}

@@ -10,6 +10,7 @@ error, a malformed reply, a timeout, no statements — is a null value with a re
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import os
 from collections.abc import Sequence
@@ -38,6 +39,9 @@ class FaithfulnessResult:
 
 def _import_ragas() -> tuple[Any, Any]:
     os.environ["RAGAS_DO_NOT_TRACK"] = "true"  # before the import: ragas phones home otherwise
+    # instructor logs each failed attempt at ERROR; with no logging configured Python would
+    # print that to stderr. A failure is reported in the result's reason instead.
+    logging.getLogger("instructor").addHandler(logging.NullHandler())
     try:
         from ragas.llms import llm_factory
         from ragas.metrics.collections import Faithfulness
@@ -65,25 +69,41 @@ def _make_client(provider: Provider, base_url: str | None, key: str, timeout_s: 
     return AsyncAnthropic(api_key=key, base_url=base_url, timeout=timeout_s, max_retries=max_retries)
 
 
+def _chain(exc: BaseException) -> list[BaseException]:
+    """exc and what it wraps (instructor and tenacity wrap the HTTP client's error)."""
+    seen: list[BaseException] = []
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        item = todo.pop()
+        if item is None or any(item is s for s in seen) or len(seen) > 20:
+            continue
+        seen.append(item)
+        todo += [item.__cause__, item.__context__]
+        attempt = getattr(item, "last_attempt", None)  # tenacity.RetryError
+        if attempt is not None and hasattr(attempt, "exception"):
+            todo.append(attempt.exception())
+    return seen
+
+
 def _reason(exc: BaseException, key: str) -> str:
     """A short, key-free description of why a sample could not be scored."""
-    name = type(exc).__name__
-    status = getattr(exc, "status_code", None)
-    if isinstance(exc, asyncio.TimeoutError) or "Timeout" in name:
+    chain = _chain(exc)
+    names = [type(e).__name__ for e in chain]
+    statuses = [getattr(e, "status_code", None) for e in chain]
+    status = next((s for s in statuses if isinstance(s, int)), None)
+    timeouts = (asyncio.TimeoutError, TimeoutError)
+    if any(isinstance(e, timeouts) or "Timeout" in type(e).__name__ for e in chain):
         text = "timed out"
-    elif isinstance(status, int):
+    elif status is not None:
         text = f"HTTP {status} from the LLM endpoint"
-    elif name in ("InstructorRetryException", "ValidationError", "JSONDecodeError") or "Validation" in name:
-        text = "malformed reply: it did not parse as the structured output ragas asked for"
-    elif "Connection" in name:
+    elif any("Connection" in n for n in names):
         text = "could not connect to the LLM endpoint"
+    elif any(n in ("InstructorRetryException", "ValidationError", "JSONDecodeError") for n in names):
+        text = "malformed reply: it did not parse as the structured output ragas asked for"
     else:
-        text = f"{name}: {str(exc)[:160]}"
-    # instructor wraps the HTTP error after its own retries; report the cause when it has one
-    cause = getattr(exc, "__cause__", None) or getattr(exc, "__context__", None)
-    if text.startswith("malformed") and cause is not None and getattr(cause, "status_code", None):
-        text = f"HTTP {cause.status_code} from the LLM endpoint"
-    return ("ragas faithfulness failed: " + text).replace(key, "***") if key else "ragas faithfulness failed: " + text
+        text = f"{names[0]}: {str(exc)[:160]}"
+    text = "ragas faithfulness failed: " + text
+    return text.replace(key, "***") if key else text
 
 
 async def ragas_faithfulness(
@@ -132,10 +152,10 @@ async def ragas_faithfulness(
             return FaithfulnessResult(None, "no retrieved contexts")
         async with semaphore:
             try:
-                result = await asyncio.wait_for(
-                    metric.ascore(user_input=sample.question or "-", response=sample.answer, retrieved_contexts=contexts),
-                    timeout=budget,
+                scoring = metric.ascore(
+                    user_input=sample.question or "-", response=sample.answer, retrieved_contexts=contexts
                 )
+                result = await asyncio.wait_for(scoring, timeout=budget)
             except Exception as exc:  # every failure of one sample is that sample's null, not the run's
                 return FaithfulnessResult(None, _reason(exc, key))
         value = getattr(result, "value", None)

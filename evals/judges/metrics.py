@@ -31,7 +31,7 @@ def _check(truth: Sequence[Hashable], pred: Sequence[Hashable]) -> str | None:
 def accuracy(truth: Sequence[Hashable], pred: Sequence[Hashable]) -> Stat:
     if (why := _check(truth, pred)) is not None:
         return Stat(None, why)
-    return Stat(sum(t == p for t, p in zip(truth, pred)) / len(truth))
+    return Stat(sum(t == p for t, p in zip(truth, pred, strict=True)) / len(truth))
 
 
 def cohen_kappa(truth: Sequence[Hashable], pred: Sequence[Hashable]) -> Stat:
@@ -39,7 +39,7 @@ def cohen_kappa(truth: Sequence[Hashable], pred: Sequence[Hashable]) -> Stat:
     if (why := _check(truth, pred)) is not None:
         return Stat(None, why)
     n = len(truth)
-    po = sum(t == p for t, p in zip(truth, pred)) / n
+    po = sum(t == p for t, p in zip(truth, pred, strict=True)) / n
     ct, cp = Counter(truth), Counter(pred)
     pe = sum(ct[k] * cp.get(k, 0) for k in ct) / (n * n)
     if pe >= 1.0:
@@ -51,7 +51,7 @@ def precision_recall(truth: Sequence[Hashable], pred: Sequence[Hashable], positi
     """Precision and recall of one class; each undefined when its denominator is zero."""
     if (why := _check(truth, pred)) is not None:
         return Stat(None, why), Stat(None, why)
-    tp = sum(t == positive and p == positive for t, p in zip(truth, pred))
+    tp = sum(t == positive and p == positive for t, p in zip(truth, pred, strict=True))
     predicted = sum(p == positive for p in pred)
     actual = sum(t == positive for t in truth)
     precision = Stat(tp / predicted) if predicted else Stat(None, f"the judge never said {positive}")
@@ -61,7 +61,7 @@ def precision_recall(truth: Sequence[Hashable], pred: Sequence[Hashable], positi
 
 def f1(truth: Sequence[Hashable], pred: Sequence[Hashable], positive: Hashable) -> float:
     """F1 of one class; 0 when it has no true positives (the scikit-learn convention)."""
-    tp = sum(t == positive and p == positive for t, p in zip(truth, pred))
+    tp = sum(t == positive and p == positive for t, p in zip(truth, pred, strict=True))
     denom = sum(p == positive for p in pred) + sum(t == positive for t in truth)
     return 2 * tp / denom if denom else 0.0
 
@@ -80,7 +80,7 @@ def balanced_accuracy(truth: Sequence[Hashable], pred: Sequence[Hashable]) -> St
         return Stat(None, why)
     recalls = []
     for c in sorted(set(truth), key=str):
-        actual = [p for t, p in zip(truth, pred) if t == c]
+        actual = [p for t, p in zip(truth, pred, strict=True) if t == c]
         recalls.append(sum(p == c for p in actual) / len(actual))
     return Stat(sum(recalls) / len(recalls))
 
