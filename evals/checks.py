@@ -30,7 +30,7 @@ def strip_markers(text: str) -> str:
 def derive_claims(answer_text: str) -> list[Claim]:
     """Claims of an answer that has none: its sentences, each owning the markers in it
     (a marker after closing punctuation belongs to the sentence before it)."""
-    claims = []
+    claims: list[Claim] = []
     for sentence in split_sentences(answer_text):
         ids: list[str] = []
         for match in _MARKER.finditer(sentence.text):

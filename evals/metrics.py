@@ -279,6 +279,13 @@ def score_answer(
 # --- run level -----------------------------------------------------------------------
 
 
+def bootstrap_weights(n: int, seed: int = SEED, resamples: int = RESAMPLES) -> np.ndarray:
+    """Multinomial resample counts (resamples × n) of n questions drawn with replacement; for
+    statistics that need the pairing of questions (run comparisons)."""
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(n, np.full(n, 1.0 / n), size=resamples).astype(np.float64)
+
+
 def bootstrap_means(x: np.ndarray, seed: int = SEED, resamples: int = RESAMPLES) -> np.ndarray:
     """Means of `resamples` bootstrap resamples of x (questions drawn with replacement).
 
@@ -357,16 +364,16 @@ def abstention_metrics(pairs: Sequence[tuple[bool, bool]], seed: int = SEED) -> 
         "abstention_recall": "no question should be refused",
         "abstention_f1": "precision or recall undefined",
     }
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for name, value, samples in zip(ABSTENTION, point, boot, strict=True):
         val = float(value[0])
         if np.isnan(val):
             out[name] = {"value": None, "ci": None, "n": n, "reason": reasons[name]}
             continue
-        ci, reason = _interval(samples, RESAMPLES)
+        ci, ci_reason = _interval(samples, RESAMPLES)
         out[name] = {"value": round(val, 6), "ci": ci, "n": n}
-        if reason:
-            out[name]["ci_reason"] = reason
+        if ci_reason:
+            out[name]["ci_reason"] = ci_reason
     return out
 
 

@@ -8,7 +8,7 @@ document_index i stood for.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from ..data.models import Answer, Claim, Evidence, Usage
 
@@ -98,9 +98,11 @@ def anthropic_to_answer(line: dict[str, Any]) -> Answer:
         )
     usage = line.get("usage") or {}
     status = line.get("status") or ("answered" if claims else "abstained")
+    if status not in ("answered", "abstained", "error"):
+        raise AnthropicFormatError(f"status {status!r} is not answered, abstained or error")
     return Answer(
         question_id=str(line.get("question_id")),
-        status=status,
+        status=cast(Any, status),
         answer_text="".join(text_parts),
         claims=claims,
         evidence=list(evidence.values()),

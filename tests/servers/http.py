@@ -88,7 +88,8 @@ def start_http_server(handler: Handler) -> RunningServer:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), _RequestHandler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="fake-http-server", daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-http-server",
+                              daemon=True)
     thread.start()
     port = server.server_address[1]
 

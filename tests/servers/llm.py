@@ -111,6 +111,7 @@ class FakeLLM:
     _queue: list[FaultKind] = field(default_factory=list)
     _in_flight: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _stopping: threading.Event = field(default_factory=threading.Event)
 
     def fail_next(self, kind: FaultKind, times: int = 1) -> None:
         if kind not in FAULT_KINDS:
@@ -119,6 +120,7 @@ class FakeLLM:
             self._queue += [kind] * times
 
     def stop(self) -> None:
+        self._stopping.set()  # wake replies that are still sleeping
         if self._stop is not None:
             self._stop()
             self._stop = None
@@ -130,7 +132,11 @@ class FakeLLM:
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
         try:
-            return self._handle(request)
+            response = self._handle(request)
+            if response.delay:  # sleep here, so a slow reply counts as in flight
+                self._stopping.wait(response.delay)
+                response.delay = 0.0
+            return response
         finally:
             with self._lock:
                 self._in_flight -= 1

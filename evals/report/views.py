@@ -1,0 +1,254 @@
+"""View models for the report templates: plain data, every text still untrusted (the
+templates escape it; URLs pass `safe_url` before they may become links)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..checks import claims_of
+from ..data.models import Answer, Evidence, Finding
+from ..metrics import PER_ANSWER
+from .load import RunData
+from .stats import question_passed
+
+TIER_ORDER = {"critical": 0, "policy": 1, "reference": 2}
+SNIPPET = 360
+MAX_URL = 4096
+_SAFE_URL = re.compile(r"^https?://[^\s\x00-\x1f\x7f<>\"'`\\]+$", re.IGNORECASE)
+
+FINDING_HELP = {
+    "UNKNOWN_EVIDENCE_ID": "marker names no evidence the model was given",
+    "UNRESOLVED_CHUNK": "evidence matches no registry chunk",
+    "CHUNK_TEXT_MISMATCH": "evidence text differs from the registry chunk",
+    "ACCESS_DENIED": "the user could not read the document when asking",
+    "VERSION_SUPERSEDED": "cites a superseded edition without a stale notice",
+    "VERSION_REVOKED": "cites a revoked edition",
+    "VERSION_DELETED": "cites a deleted edition",
+    "VERSION_NOT_YET_EFFECTIVE": "cites an edition not yet in force",
+    "LINK_NOT_FROM_REGISTRY": "link not built on a registry viewer URL",
+    "LINK_VERSION_REDIRECT": "link opens another edition than the evidence",
+    "LINK_LEAKS_TEXT": "link carries the cited text",
+    "LINK_UNSAFE_SCHEME": "link scheme is not http(s)",
+    "QUOTE_NOT_FOUND": "quote not found in the cited chunk",
+    "QUOTE_OUTSIDE_ANCHOR": "quote found, but outside the cited anchor",
+    "NUMBER_UNSUPPORTED": "a number in the claim is not in its evidence",
+    "CLAIM_UNCITED": "a substantive claim carries no citation",
+    "ANCHOR_MISMATCH": "page or document of the citation disagrees with the registry",
+    "SHOULD_HAVE_ABSTAINED": "answered a question it should have refused",
+    "UNNEEDED_ABSTENTION": "refused an answerable question",
+    "BACKEND_ERROR": "the backend failed",
+}
+
+
+def safe_url(url: object) -> str | None:
+    """The URL if it may be a link (absolute http(s), no spaces or quote characters); else None."""
+    if not isinstance(url, str) or len(url) > MAX_URL or not _SAFE_URL.match(url):
+        return None
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return None
+    return url
+
+
+def anchor_id(*parts: str) -> str:
+    """An HTML id for any run / question id (which may hold any character)."""
+    return "q-" + hashlib.sha1("\x1f".join(parts).encode("utf-8")).hexdigest()[:12]
+
+
+@dataclass
+class LinkView:
+    url: str  # as given (untrusted)
+    href: str | None  # set only when safe_url accepts it
+
+
+@dataclass
+class CitationView:
+    evidence_id: str
+    known: bool  # the id is in the answer's evidence set
+    document_id: str | None = None
+    title: str | None = None
+    version_id: str | None = None
+    revision: int | None = None
+    status_then: str | None = None
+    status_now: str | None = None
+    pages: str | None = None
+    snippet_before: str = ""
+    snippet_mark: str = ""
+    snippet_after: str = ""
+    links: list[LinkView] = field(default_factory=list)
+    codes: list[str] = field(default_factory=list)
+
+    @property
+    def stale_now(self) -> bool:
+        return self.status_then == "active" and self.status_now not in (None, "active")
+
+
+@dataclass
+class ClaimView:
+    claim_id: str
+    text: str
+    quote: str | None
+    citations: list[CitationView]
+    codes: list[str]
+
+
+@dataclass
+class QuestionView:
+    anchor: str
+    question_id: str
+    question: str | None
+    risk_tier: str
+    tags: list[str]
+    asked_at: datetime | None
+    status: str
+    passed: bool
+    answer_text: str
+    abstain_reason: str | None
+    error: str | None
+    stale_notice: bool
+    should_abstain: bool | None
+    findings: list[Finding]
+    claims: list[ClaimView]
+    metrics: dict[str, float | None]
+    codes: list[str]
+
+    @property
+    def answer_findings(self) -> list[Finding]:
+        """Findings not tied to one claim (shown beside the answer)."""
+        return [f for f in self.findings if f.claim_id is None]
+
+
+def _pages(start: int | None, end: int | None) -> str | None:
+    if start is None:
+        return None
+    return str(start) if end in (None, start) else f"{start}–{end}"
+
+
+def _snippet(text: str, quote: str | None) -> tuple[str, str, str]:
+    """(before, quote as found, after), cut to about SNIPPET characters around the quote."""
+    text = " ".join(text.split())
+    if quote:
+        q = " ".join(quote.split())
+        low, ql = text.lower(), q.lower()
+        i = low.find(ql) if len(low) == len(text) and ql else -1
+        if i >= 0:
+            room = max(0, (SNIPPET - len(q)) // 2)
+            start, end = max(0, i - room), min(len(text), i + len(q) + room)
+            before = ("…" if start > 0 else "") + text[start:i]
+            after = text[i + len(q):end] + ("…" if end < len(text) else "")
+            return before, text[i:i + len(q)], after
+    if len(text) > SNIPPET:
+        return text[:SNIPPET] + "…", "", ""
+    return text, "", ""
+
+
+def _evidence_index(answer: Answer) -> dict[str, Evidence]:
+    index = {e.evidence_id: e for e in answer.evidence}
+    for e in answer.evidence:  # "[1]" may stand for "E1", as in the checks
+        digits = re.sub(r"^[A-Za-zА-Яа-я]+", "", e.evidence_id)
+        if digits and digits != e.evidence_id:
+            index.setdefault(digits, e)
+    return index
+
+
+def _citation(run: RunData, answer: Answer, evidence_id: str, quote: str | None, asked_at: datetime,
+              now: datetime, codes: list[str]) -> CitationView:
+    evidence = _evidence_index(answer).get(evidence_id)
+    view = CitationView(evidence_id=evidence_id, known=evidence is not None, codes=codes)
+    if evidence is None:
+        return view
+    registry = run.registry
+    chunk = registry.resolve(evidence) if registry else None
+    version_id = evidence.version_id or (chunk.version_id if chunk else None)
+    document_id = evidence.document_id or (chunk.document_id if chunk else None)
+    edition = registry.versions.get(version_id) if registry and version_id else None
+    if edition is not None:
+        document_id = document_id or edition.document_id
+        view.revision = edition.revision
+        view.status_then = edition.status_at(asked_at).value
+        view.status_now = edition.status_at(now).value
+    document = registry.documents.get(document_id) if registry and document_id else None
+    view.document_id, view.version_id = document_id, version_id
+    view.title = document.title if document else None
+    if chunk is not None:
+        view.pages = _pages(chunk.page_start, chunk.page_end)
+    if view.pages is None and evidence.page is not None:
+        view.pages = str(evidence.page)
+    text = chunk.text if chunk is not None else (evidence.text or "")
+    view.snippet_before, view.snippet_mark, view.snippet_after = _snippet(text, quote)
+    for link in answer.links:
+        if link.evidence_id == evidence_id or (evidence and link.evidence_id == evidence.evidence_id):
+            view.links.append(LinkView(url=link.url, href=safe_url(link.url)))
+    return view
+
+
+def question_view(run: RunData, question_id: str, now: datetime, findings: list[Finding]) -> QuestionView:
+    row = run.per_question[question_id]
+    q = run.questions.get(question_id)
+    answer = run.answers.get(question_id)
+    asked_at = run.asked_at(question_id)
+    claims: list[ClaimView] = []
+    if answer is not None:
+        for claim in claims_of(answer):
+            claim_codes = sorted({f.code for f in findings if f.claim_id == claim.claim_id})
+            cites = []
+            for eid in claim.evidence_ids:
+                codes = sorted({f.code for f in findings if f.claim_id == claim.claim_id and f.evidence_id == eid})
+                cites.append(_citation(run, answer, eid, claim.quote, asked_at, now, codes))
+            claims.append(ClaimView(claim.claim_id, claim.text, claim.quote, cites, claim_codes))
+    error = None
+    if answer is not None and answer.error is not None:
+        error = f"{answer.error.type}: {answer.error.message}"
+    return QuestionView(
+        anchor=anchor_id(run.run_id, question_id),
+        question_id=question_id,
+        question=q.question if q else None,
+        risk_tier=str(row.get("risk_tier") or "policy"),
+        tags=[str(t) for t in row.get("tags") or []],
+        asked_at=asked_at,
+        status=str(row.get("status")),
+        passed=question_passed(row),
+        answer_text=answer.answer_text if answer else "",
+        abstain_reason=answer.abstain_reason if answer else None,
+        error=error,
+        stale_notice=bool(answer.stale_notice) if answer else False,
+        should_abstain=row.get("should_abstain"),
+        findings=findings,
+        claims=claims,
+        metrics={name: row.get(name) for name in PER_ANSWER if name != "error_rate"},
+        codes=sorted(set(row.get("findings") or [])),
+    )
+
+
+def worst_first_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Failing questions first, critical before policy before reference, more findings first,
+    then the lowest mean of the per-answer metrics."""
+    values = [row.get(n) for n in PER_ANSWER if n != "error_rate"]
+    present = [float(v) for v in values if v is not None]
+    mean = sum(present) / len(present) if present else 1.0
+    return (
+        question_passed(row),
+        TIER_ORDER.get(str(row.get("risk_tier")), 9),
+        -len(row.get("findings") or []),
+        mean,
+        str(row.get("question_id")),
+    )
+
+
+def drilldown(run: RunData, now: datetime, limit: int) -> tuple[list[QuestionView], int]:
+    """Per-question views, worst first, at most `limit` of them; and how many were left out."""
+    by_question: dict[str, list[Finding]] = {}
+    for f in run.findings:
+        by_question.setdefault(f.question_id, []).append(f)
+    order = sorted(run.per_question, key=lambda qid: worst_first_key(run.per_question[qid]))
+    shown = order[:limit]
+    return [question_view(run, qid, now, by_question.get(qid, [])) for qid in shown], len(order) - len(shown)

@@ -1,0 +1,220 @@
+"""The offline support judge on hand-worked Russian (and English) claims, its calibration, and
+the ExpertQA bench script on a tiny file in ExpertQA's format."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from evals.judges import JudgeInput, JudgeUnit, OfflineJudge, make_judge, support_judgments
+from evals.judges import lexicon as lx
+from evals.judges.calibrate import binary_report, cross_validate, fit_params, group_folds, predict
+from evals.judges.metrics import balanced_accuracy, cohen_kappa, macro_f1, precision_recall
+from evals.judges.offline import DEFAULT_PARAMS, STRICT_PARAMS, decide, extract_features, is_supported
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Hand-written regulation-style passage (not taken from any real document).
+EVIDENCE = (
+    "4.2. Медицинские сёстры проходят обучение по охране труда не реже одного раза в 12 месяцев. "
+    "Курение на территории организации запрещается. "
+    "Заявление рассматривается в течение 10 рабочих дней со дня его регистрации. "
+    "Работник вправе отказаться от выполнения работ при возникновении опасности для его жизни."
+)
+judge = OfflineJudge()
+
+
+def verdict(claim: str, evidence: str = EVIDENCE):
+    return judge.judge_one(JudgeInput(claim, [evidence]))
+
+
+def test_number_mismatch_is_unsupported() -> None:
+    # the brief's case: "не реже одного раза в 6 месяцев" against evidence that says 12
+    result = verdict("Обучение проводится не реже одного раза в 6 месяцев.")
+    assert result.value == "unsupported"
+    assert result.reason == "number not in evidence: 6"
+    assert result.score == 0.1
+
+
+def test_paraphrase_with_the_same_numbers_is_supported() -> None:
+    # tokens: медсестр обуча охран труд не реж раз в 12 месяц → 10; shared bigrams cover
+    # "охран труд не реж" and "раз в 12 месяц" → 8; overlap = 8/10 + 0.22·ln 9 = 1.283
+    result = verdict("Медсёстры обучаются охране труда не реже раза в 12 месяцев.")
+    features = extract_features(JudgeInput("Медсёстры обучаются охране труда не реже раза в 12 месяцев.", [EVIDENCE]))
+    assert features is not None and (features.tokens, features.matched) == (10, 8)
+    assert features.overlap(DEFAULT_PARAMS.beta) == pytest.approx(0.8 + 0.22 * math.log(9))
+    assert result.value == "supported"
+    assert "8/10 claim tokens" in result.reason
+
+
+def test_number_written_as_words_matches_digits() -> None:
+    result = verdict("Не реже одного раза в двенадцать месяцев медицинские сестры проходят обучение по охране труда.")
+    assert result.value == "supported"
+
+
+def test_negation_flip_is_unsupported() -> None:
+    result = verdict("Медицинские сёстры не проходят обучение по охране труда.")
+    assert result.value == "unsupported"
+    assert result.reason == "negation differs: claim negates 'проход', the other does not"
+
+
+def test_prohibition_against_permission_is_unsupported() -> None:
+    result = verdict("Курение на территории организации разрешается.")
+    assert result.value == "unsupported"
+    assert result.reason.startswith("negation differs: claim permits")
+
+
+def test_reversed_bound_is_unsupported() -> None:
+    result = verdict("Медицинские сестры проходят обучение по охране труда не более одного раза в 12 месяцев.")
+    assert result.value == "unsupported"
+    assert result.reason == "claim says at most 12, evidence at least"
+
+
+def test_negated_permission_is_caught_by_scope() -> None:
+    result = verdict("Работник не вправе отказаться от выполнения работ при возникновении опасности.")
+    assert result.value == "unsupported"
+    assert "отказа" in result.reason
+
+
+def test_obligation_backed_by_permission_is_partial() -> None:
+    result = verdict("Работник обязан отказаться от выполнения работ при возникновении опасности для его жизни.")
+    assert result.value == "partial"
+    assert result.reason == "claim states an obligation, the evidence a permission"
+
+
+def test_unrelated_claim_is_unsupported_and_exact_copy_supported() -> None:
+    assert verdict("Врачи получают премию ежеквартально.").value == "unsupported"
+    copy = verdict("Заявление рассматривается в течение 10 рабочих дней со дня его регистрации.")
+    assert copy.value == "supported" and copy.score is not None and copy.score > 0.99
+
+
+def test_half_invented_claim_partial_under_strict_params() -> None:
+    claim = "Медицинские сёстры проходят обучение и сдают экзамен по пожарной безопасности ежегодно."
+    features = extract_features(JudgeInput(claim, [EVIDENCE]))
+    assert features is not None
+    # content stems: медицинск сестр проход обучен сда экзам пожарн безопасн ежегодн → 4 of 9 in evidence
+    assert features.coverage == pytest.approx(4 / 9)
+    assert decide(features, STRICT_PARAMS).value == "partial"
+    assert decide(features, DEFAULT_PARAMS).value == "supported"  # the ExpertQA-calibrated default is lenient
+
+
+def test_english_cues() -> None:
+    evidence = "Staff must complete fire safety training at least once every 12 months."
+    assert verdict("Staff complete fire safety training at least once every 12 months.", evidence).value == "supported"
+    assert verdict("Staff complete fire safety training at most once every 12 months.", evidence).value == "unsupported"
+    assert verdict("Staff do not complete fire safety training every 12 months.", evidence).value == "unsupported"
+    assert verdict("Staff complete fire safety training at least once every 6 months.", evidence).value == "unsupported"
+
+
+def test_cannot_judge_without_evidence_or_words() -> None:
+    assert verdict("Обучение проводится ежегодно.", "").value == "cannot_judge"
+    blank = judge.judge_one(JudgeInput("[1]", ["Текст."]))
+    assert blank.value == "cannot_judge" and blank.score is None
+
+
+def test_markers_are_not_numbers() -> None:
+    assert verdict("Заявление рассматривается в течение 10 рабочих дней [1], [E2, E3].").value == "supported"
+
+
+def test_deterministic_and_batch_equals_single() -> None:
+    items = [JudgeInput(c, [EVIDENCE]) for c in ("Курение запрещается.", "Обучение раз в 6 месяцев.")]
+    assert judge.judge(items) == [judge.judge_one(i) for i in items] == OfflineJudge().judge(items)
+    assert make_judge("offline").judge(items) == judge.judge(items)
+
+
+def test_is_supported_agrees_with_decide() -> None:
+    claims = ["Медсёстры обучаются охране труда не реже раза в 12 месяцев.", "Курение разрешается.",
+              "Врачи получают премию.", "Медицинские сёстры проходят обучение и сдают экзамен ежегодно."]
+    for claim in claims:
+        features = extract_features(JudgeInput(claim, [EVIDENCE]))
+        for params in (DEFAULT_PARAMS, STRICT_PARAMS):
+            assert is_supported(features, params) == (decide(features, params).value == "supported")
+
+
+def test_lexicon_pieces() -> None:
+    norm = lx.prepare("Не реже 1 раза в 6 месяцев; не более 5 дней [3].")
+    assert [(c.value, c.bound) for c in lx.number_cues(norm)] == [("1", "lower"), ("6", "lower"), ("5", "upper")]
+    assert lx.negation_count(norm) == 0  # bound phrases are not negations
+    assert lx.token_stream(lx.prepare("шести месяцев")) == ["6", "месяц"]
+    assert lx.number_values(lx.prepare("катализатор C3 и 12 мг"), codes=False) == {"12"}
+    assert lx.deontic(lx.prepare("Курение не допускается")) == "prohibit"
+
+
+def test_support_judgments_rows() -> None:
+    unit = JudgeUnit("q1", "c1", "E1", JudgeInput("Курение на территории организации запрещается.", [EVIDENCE]))
+    result = judge.judge_one(unit.input)
+    at = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    [row] = support_judgments("run-1", judge.name, [unit], [result], at=at)
+    data = json.loads(row.model_dump_json())
+    assert data["source"] == "auto:offline" and data["field"] == "support" and data["value"] == "supported"
+    assert data["comment"] == result.reason and data["score"] == result.score
+    assert (data["question_id"], data["claim_id"], data["evidence_id"]) == ("q1", "c1", "E1")
+
+
+def test_metrics_match_scikit_learn() -> None:
+    sklearn = pytest.importorskip("sklearn.metrics")
+    truth = ["supported", "partial", "unsupported", "supported", "supported", "unsupported"]
+    pred = ["supported", "unsupported", "unsupported", "partial", "supported", "supported"]
+    assert cohen_kappa(truth, pred).value == pytest.approx(sklearn.cohen_kappa_score(truth, pred))
+    assert macro_f1(truth, pred).value == pytest.approx(sklearn.f1_score(truth, pred, average="macro"))
+    assert balanced_accuracy(truth, pred).value == pytest.approx(sklearn.balanced_accuracy_score(truth, pred))
+    precision, recall = precision_recall(truth, pred, "unsupported")
+    assert precision.value == pytest.approx(0.5) and recall.value == pytest.approx(0.5)
+    same = cohen_kappa(["supported"] * 3, ["supported"] * 3)
+    assert same.value is None and "undefined" in (same.reason or "")
+
+
+def _toy_features():
+    claims = [
+        ("Медсёстры обучаются охране труда не реже раза в 12 месяцев.", True),
+        ("Заявление рассматривается в течение 10 рабочих дней.", True),
+        ("Курение на территории организации запрещается.", True),
+        ("Врачи получают премию ежеквартально.", False),
+        ("Обучение проводится раз в 6 месяцев.", False),
+        ("Пациенты оплачивают парковку при выезде.", False),
+    ]
+    features = [extract_features(JudgeInput(c, [EVIDENCE])) for c, _ in claims]
+    return features, [t for _, t in claims]
+
+
+def test_fit_and_cross_validate_on_toy_data() -> None:
+    features, truth = _toy_features()
+    params = fit_params(features, truth)
+    assert binary_report(truth, predict(features, params))["macro_f1"] == 1.0
+    groups = [0, 0, 1, 1, 2, 2]
+    folds = group_folds(groups, 3, seed=0)
+    assert sorted(i for f in folds for i in f) == list(range(6))
+    assert all(len({groups[i] for i in f}) <= 1 for f in folds)
+    cv = cross_validate(features, truth, groups, k=3, seeds=(0,))
+    assert set(cv.report) == {"macro_f1", "balanced_accuracy", "cohen_kappa"} and len(cv.params) == 3
+
+
+def test_bench_script_on_expertqa_format(tmp_path: Path) -> None:
+    claims = []
+    for i, (claim, label) in enumerate([
+        ("Nurses complete safety training at least once every 12 months [1].", "Complete"),
+        ("Smoking is prohibited on the premises [1].", "Complete"),
+        ("Doctors receive a quarterly bonus [1].", "Incomplete"),
+        ("Parking is free for all visitors [1].", "Partial"),
+        ("Something nobody labelled [1].", "N/A"),
+    ]):
+        claims.append({"claim_string": claim, "support": label, "evidence": [
+            f"[1] https://example.org/{i}\n\nNurses complete safety training at least once every 12 months. "
+            "Smoking is prohibited on the premises."]})
+    claims.append({"claim_string": "URL only evidence [1].", "support": "Complete", "evidence": ["[1] https://x.org"]})
+    row = {"question": "What are the rules?", "answers": {"rr_gs_gpt4": {"claims": claims}}}
+    path = tmp_path / "val.jsonl"
+    path.write_text(json.dumps(row) + "\n" + json.dumps({**row, "question": "Second?"}) + "\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "judge_expertqa.py"), str(path), "--format", "json",
+                           "--folds", "2", "--repeats", "1"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["pairs"] == 8  # 4 labelled claims with passage text × 2 questions; N/A and URL-only skipped
+    assert out["offline_shipped"]["macro_f1"] == 1.0
+    assert out["always_supported"] == {"macro_f1": pytest.approx(1 / 3), "balanced_accuracy": 0.5, "cohen_kappa": 0.0}
