@@ -91,7 +91,7 @@ class _Progress:
             if self._task is None:
                 self._task = self._bar.add_task("run", total=p.total, rate=rate, errors=errors)
             self._bar.update(self._task, completed=p.done, rate=rate, errors=errors)
-        elif p.done >= self._next_plain or p.done == p.total:
+        elif p.done and (p.done >= self._next_plain or p.done == p.total):
             typer.echo(f"answered {p.done}/{p.total}  {rate}  {errors}", err=True)
             self._next_plain = p.done + max(1, p.total // 10)
 
@@ -206,25 +206,41 @@ def _metrics_table(scores: dict[str, Any], title: str) -> None:
         typer.echo("findings: " + ", ".join(f"{code} {n}" for code, n in scores["findings"].items()))
 
 
+JudgeOpt = Annotated[str, typer.Option("--judge", help="Support judge: offline, llm or none.")]
+LlmUrlOpt = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (…/v1), or Anthropic's.")]
+LlmModelOpt = Annotated[str | None, typer.Option(help="Model for --judge llm and --ragas.")]
+LlmProviderOpt = Annotated[str, typer.Option(help="openai (any compatible endpoint) or anthropic.")]
+LlmKeyOpt = Annotated[str | None, typer.Option(help="Environment variable holding the API key.")]
+RagasOpt = Annotated[bool, typer.Option("--ragas", help="Add Ragas faithfulness (needs --llm-model).")]
+
+
+def _llm(model: str | None, base_url: str | None, provider: str, key_env: str | None) -> Any:
+    from evals.judges import LlmConfig
+
+    if not model:
+        return None
+    return LlmConfig(model=model, provider=provider, base_url=base_url, api_key_env=key_env)  # type: ignore[arg-type]
+
+
 @app.command("score")
 @handles_errors
 def score(
     run_dir: Annotated[Path, typer.Argument(help="Run folder (runs/<run_id>).")],
-    judge: Annotated[str, typer.Option(help="Support judge: offline, llm or none.")] = "offline",
+    judge: JudgeOpt = "offline",
+    llm_base_url: LlmUrlOpt = None,
+    llm_model: LlmModelOpt = None,
+    llm_provider: LlmProviderOpt = "openai",
+    llm_key_env: LlmKeyOpt = None,
+    ragas: RagasOpt = False,
     output: Annotated[OutputFormat, typer.Option("--format", help="text or json.")] = OutputFormat.text,
 ) -> None:
-    """Check citations and compute metrics for a saved run (never re-runs the backend)."""
-    result = evals.score_run(run_dir, **_judge_options(judge))
+    """Check citations, judge support and compute metrics for a saved run (never re-runs the backend)."""
+    llm = _llm(llm_model, llm_base_url, llm_provider, llm_key_env)
+    result = evals.score_run(run_dir, judge=judge, llm=llm, ragas=ragas)
     if output is OutputFormat.json:
         _print_json(result.scores)
     else:
         _metrics_table(result.scores, f"{result.run_dir}")
-
-
-def _judge_options(judge: str) -> dict[str, Any]:
-    if judge == "none":
-        return {}
-    raise evals.UsageError(f"judge {judge!r} is not available yet; use --judge none")
 
 
 @app.command("selftest")
@@ -253,7 +269,12 @@ def eval_(
     out: Annotated[Path, typer.Option(help="Folder that holds run folders.")] = Path("runs"),
     run_id: Annotated[str | None, typer.Option(help="Name of the run folder.")] = None,
     label: Annotated[str | None, typer.Option(help="Variant label.")] = None,
-    judge: Annotated[str, typer.Option(help="Support judge: offline, llm or none.")] = "offline",
+    judge: JudgeOpt = "offline",
+    llm_base_url: LlmUrlOpt = None,
+    llm_model: LlmModelOpt = None,
+    llm_provider: LlmProviderOpt = "openai",
+    llm_key_env: LlmKeyOpt = None,
+    ragas: RagasOpt = False,
     concurrency: Annotated[int, typer.Option(min=1)] = 8,
     limit: Annotated[int | None, typer.Option(min=1)] = None,
     timeout: Annotated[float, typer.Option(min=0.1)] = 60.0,
@@ -264,7 +285,8 @@ def eval_(
     with _Progress() as progress:
         result = evals.start_run(dataset, backend, out=out, run_id=run_id, options=options, on_progress=progress)
     typer.echo(f"{result.run_dir}: {result.answered}/{result.total} answered, {result.errors} error(s)")
-    scored = evals.score_run(result.run_dir, **_judge_options(judge))
+    llm = _llm(llm_model, llm_base_url, llm_provider, llm_key_env)
+    scored = evals.score_run(result.run_dir, judge=judge, llm=llm, ragas=ragas)
     _metrics_table(scored.scores, str(result.run_dir))
 
 

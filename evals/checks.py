@@ -12,10 +12,10 @@ from urllib.parse import unquote, urlsplit
 
 from .data.models import Answer, Chunk, Claim, Evidence, Finding, Question, Version, VersionStatus
 from .data.registry import Registry, url_has_prefix
-from .data.text import extract_numbers, normalize, split_sentences
+from .data.text import MARKER_IDS, extract_numbers, normalize, split_sentences
 from .data.tokens import content_tokens
 
-_MARKER = re.compile(r"\[\s*([A-Za-zА-Яа-я]{0,3}\d+(?:\s*[,;]\s*[A-Za-zА-Яа-я]{0,3}\d+)*)\s*\]")
+_MARKER = re.compile(r"\s*\[\s*(" + MARKER_IDS + r")\s*\]")
 _MARKER_ID = re.compile(r"[A-Za-zА-Яа-я]{0,3}\d+")
 _PAGE_IN_URL = re.compile(r"(?:^|[#?&])page=(\d+)")
 LEAK_WINDOW = 24
@@ -24,7 +24,8 @@ QUALITY_CODES = frozenset({"SHOULD_HAVE_ABSTAINED", "UNNEEDED_ABSTENTION", "BACK
 
 
 def strip_markers(text: str) -> str:
-    return " ".join(_MARKER.sub(" ", text).split())
+    """Text without its citation markers ("Срок 5 дней [E1]." → "Срок 5 дней.")."""
+    return " ".join(_MARKER.sub("", text).split())
 
 
 def derive_claims(answer_text: str) -> list[Claim]:

@@ -9,15 +9,28 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ._version import __version__
-from .checks import AnswerCheck, check_answer
+from .checks import AnswerCheck, check_answer, strip_markers
 from .data.jsonl import read_jsonl, write_json_atomic, write_jsonl_atomic
 from .data.models import Answer, Judgment, Question
 from .data.registry import Registry
-from .errors import DataError
+from .errors import DataError, UsageError
+from .judges import (
+    FaithfulnessResult,
+    FaithfulnessSample,
+    JudgeInput,
+    JudgeUnit,
+    LlmConfig,
+    SupportJudge,
+    judge_agreement,
+    make_judge,
+    ragas_faithfulness_sync,
+    support_judgments,
+)
 from .metrics import SEED, AnswerScore, pick_labels, score_answer, scores_document
 from .runner import ANSWERS, load_manifest, load_questions, read_answered
 
@@ -25,10 +38,8 @@ FINDINGS = "findings.jsonl"
 JUDGMENTS = "judgments.jsonl"
 PER_QUESTION = "per_question.jsonl"
 SCORES = "scores.json"
+JUDGE_CACHE = "judge_cache.jsonl"
 SCORES_SCHEMA_VERSION = 1
-
-# (question, claim text, evidence texts) -> (label, score, reason) for each pair, in order
-PairJudge = Callable[[list[tuple[Question, str, list[str]]]], list[tuple[str, float | None, str]]]
 
 
 @dataclass
@@ -66,71 +77,107 @@ def check_run(
     ]
 
 
-def judge_checks(checks: list[AnswerCheck], judge: PairJudge, source: str, run_id: str) -> list[Judgment]:
-    """Auto support labels for every valid (claim, evidence) pair; invalid markers are not judged."""
-    items: list[tuple[AnswerCheck, str, str, str]] = []
-    inputs: list[tuple[Question, str, list[str]]] = []
+def judge_units(checks: list[AnswerCheck]) -> list[JudgeUnit]:
+    """One unit per valid (claim, cited evidence) pair; invalid markers already count 0 and are not judged."""
+    units = []
     for check in checks:
         for cc in check.claims:
             for m in cc.markers:
                 if m.valid and m.chunk is not None:
-                    items.append((check, cc.claim.claim_id, m.evidence_id, m.chunk.text))
-                    inputs.append((check.question, cc.claim.text, [m.chunk.text]))
-    verdicts = judge(inputs) if inputs else []
-    now = datetime.now(timezone.utc)
-    rows = []
-    for (check, claim_id, evidence_id, _), (label, score, reason) in zip(items, verdicts, strict=True):
-        comment = f"{reason} (score {score:.3f})" if score is not None else reason
-        rows.append(
-            Judgment(
-                run_id=run_id,
-                question_id=check.question.question_id,
-                claim_id=claim_id,
-                evidence_id=evidence_id,
-                source=source,
-                field="support",
-                value=label,
-                comment=comment[:300],
-                at=now,
+                    units.append(
+                        JudgeUnit(
+                            question_id=check.question.question_id,
+                            claim_id=cc.claim.claim_id,
+                            evidence_id=m.evidence_id,
+                            input=JudgeInput(
+                                claim=cc.claim.text, evidence=[m.chunk.text], question=check.question.question
+                            ),
+                        )
+                    )
+    return units
+
+
+def faithfulness_samples(checks: list[AnswerCheck]) -> list[tuple[str, FaithfulnessSample]]:
+    """Ragas faithfulness of each answered question: its answer against the evidence it was given."""
+    samples = []
+    for check in checks:
+        answer = check.answer
+        contexts = [e.text for e in answer.evidence if e.text]
+        if answer.status == "answered" and contexts:
+            text = strip_markers(answer.answer_text) or " ".join(c.claim.text for c in check.claims)
+            samples.append(
+                (
+                    check.question.question_id,
+                    FaithfulnessSample(question=check.question.question, answer=text, contexts=contexts),
+                )
             )
-        )
-    return rows
+    return samples
 
 
 def score_run(
     run_dir: Path | str,
     *,
-    judge: PairJudge | None = None,
-    judge_name: str | None = None,
-    faithfulness: dict[str, float | None] | None = None,
-    extra: dict[str, Any] | None = None,
+    judge: SupportJudge | str | None = "offline",
+    llm: LlmConfig | None = None,
+    ragas: bool = False,
+    faithfulness: Callable[[list[FaithfulnessSample]], list[FaithfulnessResult]] | None = None,
     seed: int = SEED,
 ) -> ScoreResult:
-    """Score a run folder. With a judge, its labels replace that judge's earlier auto rows."""
+    """Score a run folder.
+
+    judge: "offline" (default), "llm" (with `llm`), "none"/None, or a SupportJudge; its labels
+    replace that judge's earlier auto rows, human and adjudicated rows are kept. LLM verdicts
+    are cached in the run (judge_cache.jsonl), so re-scoring costs nothing. ragas: Ragas
+    faithfulness through the same LLM endpoint (or pass a `faithfulness` callable).
+    """
     run_dir = Path(run_dir)
+    if isinstance(judge, str):
+        judge = None if judge == "none" else make_judge(judge, llm=llm, cache_path=run_dir / JUDGE_CACHE)
+    if ragas and faithfulness is None:
+        if llm is None:
+            raise UsageError("--ragas needs an LLM endpoint: --llm-model with --llm-base-url or --llm-provider")
+        faithfulness = partial(
+            ragas_faithfulness_sync, provider=llm.provider, base_url=llm.base_url, model=llm.model,
+            api_key_env=llm.api_key_env,
+        )
     manifest, registry, questions, answers = load_run(run_dir)
     checks = check_run(registry, questions, answers, manifest.started_at)
     judgments_path = run_dir / JUDGMENTS
     judgments = read_judgments(judgments_path)
-    source = f"auto:{judge_name}" if judge_name else None
-    if judge is not None and source is not None:
-        fresh = judge_checks(checks, judge, source, manifest.run_id)
+    source = f"auto:{judge.name}" if judge is not None else None
+    extra: dict[str, Any] = {}
+    if judge is not None:
+        units = judge_units(checks)
+        results = judge.judge([u.input for u in units]) if units else []
+        fresh = support_judgments(manifest.run_id, judge.name, units, results)
         judgments = [j for j in judgments if j.source != source] + fresh
         write_jsonl_atomic(judgments_path, judgments)
+        extra["judge_summary"] = {"units": len(units), "failed": sum(r.error is not None for r in results)}
+        usage = getattr(judge, "usage", None)
+        if usage is not None and hasattr(usage, "to_json"):
+            extra["judge_usage"] = usage.to_json()
     labels = pick_labels(judgments, source)
-    per_question = [score_answer(c, labels, registry, (faithfulness or {}).get(c.question.question_id)) for c in checks]
+    faith: dict[str, float | None] = {}
+    if faithfulness is not None:
+        samples = faithfulness_samples(checks)
+        found = faithfulness([sample for _, sample in samples]) if samples else []
+        faith = {qid: r.value for (qid, _), r in zip(samples, found, strict=True)}
+        extra["faithfulness_failures"] = sorted({r.reason for r in found if r.value is None and r.reason})[:20]
+    per_question = [score_answer(c, labels, registry, faith.get(c.question.question_id)) for c in checks]
     body = scores_document(per_question, seed)
+    if any(j.source.startswith(("human:", "adjudicated")) and j.field == "support" for j in judgments):
+        extra["judge_agreement"] = judge_agreement(judgments)
     scores: dict[str, Any] = {
         "schema_version": SCORES_SCHEMA_VERSION,
         "run_id": manifest.run_id,
         "label": manifest.label,
         "scored_at": datetime.now(timezone.utc).isoformat(),
         "citeval_version": __version__,
-        "judge": judge_name,
+        "judge": judge.name if judge is not None else None,
         "seed": seed,
         "n_unanswered": sum(q.question_id not in answers for q in questions),
         **body,
-        **(extra or {}),
+        **extra,
     }
     write_jsonl_atomic(run_dir / FINDINGS, (f for c in checks for f in c.findings))
     write_jsonl_atomic(run_dir / PER_QUESTION, (s.to_json() for s in per_question))

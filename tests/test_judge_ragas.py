@@ -13,7 +13,8 @@ from servers.llm import FakeLLM
 
 from evals.judges import FaithfulnessResult, FaithfulnessSample, ragas_faithfulness
 
-pytest.importorskip("ragas")
+if not os.environ.get("CI"):  # CI installs the test extra: there a missing ragas must fail, not skip
+    pytest.importorskip("ragas")
 
 CONTEXTS = ["Обучение по охране труда проводится раз в год. Экзамен сдают письменно. Справку выдают в день обращения."]
 SAMPLES = [

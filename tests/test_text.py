@@ -85,3 +85,8 @@ def test_fast_normalize_equals_the_mapped_one():
     samples += [p.read_text(encoding="utf-8") for p in sorted(demo.glob("*.txt"))[:6]]
     for text in samples:
         assert normalize(text) == normalize_with_map(text)[0], text[:40]
+
+
+def test_a_marker_at_the_very_end_stays_with_its_sentence():
+    assert [s.text for s in split_sentences("Срок 12 месяцев. [E1]")] == ["Срок 12 месяцев. [E1]"]
+    assert [s.text for s in split_sentences("Первое. [E1] Второе. [E2, E3]")] == ["Первое. [E1]", "Второе. [E2, E3]"]

@@ -113,8 +113,13 @@ ABBREVIATIONS = frozenset(
     мин сек ч час кв эт корп каб отд зам нач зав мед гл проф доц акад ред изд вып илл арт рег
     e g i etc vs no fig dr mr mrs ms st prof approx art sec ch vol pp p""".split()
 )
-_MARKER = r"\[(?:[A-Za-zА-Яа-я]*\d+[A-Za-z]*)(?:\s*[,;]\s*[A-Za-zА-Яа-я]*\d+[A-Za-z]*)*\]"
-_BOUNDARY = re.compile(r"(?P<end>[.!?…]+[\"'»”)\]]*(?:\s*" + _MARKER + r")*)(?P<gap>\s+)(?=[\"«„(\[]?[A-ZА-ЯЁ0-9—–-])")
+# Citation markers: "[E1]", "[1]", "[E1, E2]", "[S3; S4]".
+MARKER_IDS = r"[A-Za-zА-Яа-я]{0,3}\d+(?:\s*[,;]\s*[A-Za-zА-Яа-я]{0,3}\d+)*"
+MARKER_PATTERN = r"\[\s*(?:" + MARKER_IDS + r")\s*\]"
+_BOUNDARY = re.compile(
+    r"(?P<end>[.!?…]+[\"'»”)\]]*(?:\s*" + MARKER_PATTERN + r")*)(?P<gap>\s+)"
+    r"(?!" + MARKER_PATTERN + r")(?=[\"«„(\[]?[A-ZА-ЯЁ0-9—–-])"  # a marker never starts a sentence
+)
 _LIST_LINE = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*•–—]\s|\d+(?:\.\d+)*[.)]\s))")
 _NUMBERING_ONLY = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[a-zа-я]\))\s*$", re.IGNORECASE)
 _TOKEN_BEFORE = re.compile(r"([^\s.(«\"]+)\.*$")

@@ -197,11 +197,6 @@ def number_cues(norm_text: str) -> list[NumberCue]:
     return cues
 
 
-def bound_phrases(norm_text: str) -> list[str]:
-    """Bound phrases in order, each as lower/upper."""
-    return ["lower" if _LOWER_RE.fullmatch(m.group(0)) else "upper" for m in _BOUND_RE.finditer(norm_text)]
-
-
 def negation_count(norm_text: str) -> int:
     """Plain negations, not counting the "не" of bound phrases ("не реже", "не более")."""
     masked = _BOUND_RE.sub(" ", norm_text)

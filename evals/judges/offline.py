@@ -5,8 +5,10 @@ How it decides (each step says why in its reason):
 2. Overlap: the claim's tokens (snowball stems, number words as digits) that sit inside a
    token bigram the evidence also has. score = share + beta·ln(1 + count): the share asks
    "how much of the claim is backed", the count "how much backing there is" (short claims
-   get little from a share alone). Supported when score ≥ threshold. beta and threshold
-   are the two learned numbers (bench/judge_expertqa.py fits them; see DEFAULT_PARAMS).
+   get little from a share alone). Supported when score ≥ threshold and at least
+   min_coverage of the claim's content words occur in the evidence (else partial). beta,
+   threshold and min_coverage are the learned numbers (bench/judge_expertqa.py fits them by
+   grid search; see DEFAULT_PARAMS).
 3. Hard checks, because a wrong number, bound or negation flips a regulation's meaning
    while leaving word overlap high:
    - every number or date of the claim must occur in the evidence (digits or number words);
@@ -31,7 +33,7 @@ from .base import JudgeInput, JudgeResult, SupportJudge
 
 @dataclass(frozen=True)
 class OfflineParams:
-    """beta and threshold are learned (bench/judge_expertqa.py); the rest are fixed by design."""
+    """beta, threshold and min_coverage are learned (bench/judge_expertqa.py); the rest are fixed by design."""
 
     beta: float
     threshold: float

@@ -143,7 +143,7 @@ def findings_by_code(by_tier: Mapping[str, Mapping[str, int]]) -> Plot | None:
         ax.invert_yaxis()
         ax.set_xlim(0, max(left) * 1.12)
         ax.set_xlabel("findings")
-        ax.legend(loc="lower right", frameon=False)
+        ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
         return _render(fig, "Findings by code and tier", "Stacked bars of findings per code, by risk tier")
 
 
@@ -167,6 +167,9 @@ def trends(
         axes = fig.subplots(rows, cols, squeeze=False)
         for k, name in enumerate(panels):
             ax = axes[k // cols][k % cols]
+            # every run in time order, whatever its label: the week's path
+            every = sorted((i, v) for pts in values[name].values() for i, v, _ in pts if v is not None)
+            ax.plot([i for i, _ in every], [v for _, v in every], color="#d1d5db", lw=1, zorder=1)
             for j, label in enumerate(labels):
                 pts = [(i, v, ci) for i, v, ci in values[name].get(label, []) if v is not None]
                 if not pts:
@@ -174,10 +177,10 @@ def trends(
                 color = SERIES[j % len(SERIES)]
                 xs = [i for i, _, _ in pts]
                 ys = [v for _, v, _ in pts]
-                ax.plot(xs, ys, "-o", color=color, ms=3.5, lw=1.4, label=label)
-                lo = [ci[0] if ci else v for _, v, ci in pts]
-                hi = [ci[1] if ci else v for _, v, ci in pts]
-                ax.fill_between(xs, lo, hi, color=color, alpha=0.12, lw=0)
+                lo = [v - ci[0] if ci else 0.0 for _, v, ci in pts]
+                hi = [ci[1] - v if ci else 0.0 for _, v, ci in pts]
+                ax.errorbar(xs, ys, yerr=[lo, hi], fmt="-o", color=color, ecolor=color, elinewidth=1, capsize=2,
+                            ms=4, lw=1.6, label=label, zorder=3)
             ax.set_title(name, fontsize=9, loc="left", color="#111827")
             ax.set_ylim(-0.03, 1.03)
             ax.set_xticks(range(len(tick_labels)), tick_labels, rotation=35, ha="right", fontsize=7)

@@ -96,7 +96,7 @@ def paired_mean_test(a: np.ndarray, b: np.ndarray, seed: int = SEED) -> PairedTe
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     n = len(a)
     if n == 0:
-        return PairedTest(0, None, None, None, None, None, method, "no question with a value in both runs")
+        return PairedTest(0, None, None, None, None, None, method, "no paired values")
     d = b - a
     observed = float(d.mean())
     nonzero = d[np.abs(d) > 1e-12]
@@ -150,7 +150,7 @@ def paired_ratio_test(
     pa, pb, g = (np.asarray(x, dtype=np.float64) for x in (pred_a, pred_b, gold))
     n = len(g)
     if n == 0:
-        return PairedTest(0, None, None, None, None, None, method, "no shared question with gold should_abstain")
+        return PairedTest(0, None, None, None, None, None, method, "no paired gold labels")
 
     def diff(ma: np.ndarray, mb: np.ndarray) -> np.ndarray:
         # ma, mb: (R × n) predictions; returns R differences

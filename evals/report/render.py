@@ -1,0 +1,392 @@
+"""`citeval report`: one self-contained HTML file over one or more scored runs.
+
+Everything is inline (CSS, plots as SVG data URIs) and a Content-Security-Policy forbids any
+script and any request except data: images, so opening the file fetches nothing. Untrusted
+text goes through jinja2 with autoescape on; URLs become links only through `safe_url`.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import os
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from .._version import __version__
+from ..errors import CitevalError, DataError, UsageError
+from ..gates.core import GateConfig, GateResult, evaluate, load_gates
+from ..metrics import ALL_METRICS, PER_ANSWER
+from . import plots
+from .compare import Comparison, compare_runs
+from .load import RunData, load_run, now_utc
+from .stats import ALPHA, PASS_DEFINITION, question_passed
+from .views import FINDING_HELP, QuestionView, drilldown, safe_url
+
+HEADLINE = (
+    "citation_validity",
+    "citation_correctness",
+    "citation_completeness",
+    "anchor_accuracy",
+    "version_correctness",
+    "abstention_f1",
+    "error_rate",
+)
+TREND_METRICS = ("pass_rate", "citation_validity", "citation_correctness", "anchor_accuracy",
+                 "version_correctness", "abstention_f1")
+TIERS = ("critical", "policy", "reference")
+MAX_QUESTIONS = 500
+
+
+@dataclass
+class RunSection:
+    """Everything shown about one run in depth (the newest run, or each variant's newest)."""
+
+    run: RunData
+    gate: GateResult
+    pass_rate: float | None
+    tiers: list[str]
+    forest: plots.Plot | None
+    anchors: plots.Plot | None
+    findings_plot: plots.Plot | None
+    questions: list[QuestionView]
+    hidden_questions: int
+
+
+@dataclass
+class ComparisonView:
+    comparison: Comparison
+    plot: plots.Plot | None
+    anchor_a: str
+    anchor_b: str
+    drill: dict[str, str]  # question_id -> anchor in a drill-down, where shown
+
+
+@dataclass
+class ReportResult:
+    path: Path
+    runs: list[RunData]
+    gates: dict[str, GateResult]
+    comparisons: list[Comparison] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def pass_rate(run: RunData) -> float | None:
+    rows = list(run.per_question.values())
+    return sum(map(question_passed, rows)) / len(rows) if rows else None
+
+
+# --- jinja ------------------------------------------------------------------------------
+
+
+def _missing(value: Any) -> bool:
+    return value is None or isinstance(value, jinja2.Undefined)
+
+
+def _fmt(value: Any, digits: int = 3) -> str:
+    if _missing(value):
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    return f"{float(value):.{digits}f}"
+
+
+def _pct(value: Any, digits: int = 1) -> str:
+    return "—" if _missing(value) else f"{float(value) * 100:.{digits}f} %"
+
+
+def _ci(ci: Any, digits: int = 2) -> str:
+    if _missing(ci) or not ci:
+        return ""
+    return f"[{float(ci[0]):.{digits}f}, {float(ci[1]):.{digits}f}]"
+
+
+def _signed(value: Any, digits: int = 3) -> str:
+    return "—" if _missing(value) else f"{float(value):+.{digits}f}"
+
+
+def _pval(value: Any) -> str:
+    if _missing(value):
+        return "—"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _when(value: Any) -> str:
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return value
+    if not isinstance(value, datetime):
+        return "—"
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+_ENV: jinja2.Environment | None = None
+
+
+def environment() -> jinja2.Environment:
+    """The report's jinja2 environment: autoescape on for every template, undefined names fail."""
+    global _ENV
+    if _ENV is None:
+        env = jinja2.Environment(
+            loader=jinja2.PackageLoader("evals.report", "templates"),
+            # templates end in .j2, so select_autoescape's extension test would switch escaping off
+            autoescape=True,
+            # scores.json of another citeval version may lack an optional key: render it as missing
+            undefined=jinja2.ChainableUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        env.filters.update(fmt=_fmt, pct=_pct, ci=_ci, signed=_signed, pval=_pval, when=_when, safe_url=safe_url)
+        env.globals.update(finding_help=FINDING_HELP, alpha=ALPHA, pass_definition=PASS_DEFINITION, tiers=TIERS)
+        _ENV = env
+    return _ENV
+
+
+# --- building ----------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def stylesheet() -> tuple[str, str]:
+    """The report's CSS and its CSP source ('sha256-…'): only this exact stylesheet may apply."""
+    env = environment()
+    assert env.loader is not None
+    css, _, _ = env.loader.get_source(env, "report.css")
+    digest = base64.b64encode(hashlib.sha256(css.encode("utf-8")).digest()).decode("ascii")
+    return css, f"sha256-{digest}"
+
+
+def _thresholds(gates: GateConfig) -> dict[str, float]:
+    return {r.key: r.min for r in gates.rules if r.scope == "overall" and r.min is not None and not r.is_count}
+
+
+def _section(run: RunData, gates: GateConfig, now: datetime, max_questions: int) -> RunSection:
+    scores = run.scores
+    tiers = [t for t in TIERS if t in (scores.get("by_tier") or {})]
+    groups: dict[str, dict[str, Any]] = {"all": scores.get("metrics") or {}}
+    for t in tiers:
+        groups[t] = scores["by_tier"][t].get("metrics") or {}
+    questions, hidden = drilldown(run, now, max_questions)
+    return RunSection(
+        run=run,
+        gate=evaluate(gates, scores),
+        pass_rate=pass_rate(run),
+        tiers=tiers,
+        forest=plots.metric_intervals(groups, ALL_METRICS, _thresholds(gates)),
+        anchors=plots.anchor_levels(scores.get("anchor_level") or {}),
+        findings_plot=plots.findings_by_code(scores.get("findings_by_tier") or {}),
+        questions=questions,
+        hidden_questions=hidden,
+    )
+
+
+def _trend(runs: Sequence[RunData]) -> plots.Plot | None:
+    if len(runs) < 2:
+        return None
+    labels = list(dict.fromkeys(r.label for r in runs))
+    values: dict[str, dict[str, list[tuple[int, float | None, Any]]]] = {m: {} for m in TREND_METRICS}
+    for i, run in enumerate(runs):
+        for m in TREND_METRICS:
+            if m == "pass_rate":
+                point: tuple[int, float | None, Any] = (i, pass_rate(run), None)
+            else:
+                entry = (run.scores.get("metrics") or {}).get(m) or {}
+                point = (i, entry.get("value"), entry.get("ci"))
+            values[m].setdefault(run.label, []).append(point)
+    ticks = [f"{r.started_at.astimezone(timezone.utc):%m-%d %H:%M}\n{r.run_id[:18]}" for r in runs]
+    return plots.trends(values, TREND_METRICS, ticks, labels)
+
+
+def _comparison_view(c: Comparison, sections: Sequence[RunSection]) -> ComparisonView:
+    rows = [(name, t.delta, t.ci, c.verdict(name)) for name, t in c.metrics.items()]
+    drill: dict[str, str] = {}
+    for s in sections:
+        if s.run is c.run_b:
+            drill = {q.question_id: q.anchor for q in s.questions}
+    title = f"{c.run_b.run_id} − {c.run_a.run_id}"
+    return ComparisonView(c, plots.deltas(rows, title), f"run-{c.run_a.run_id}", f"run-{c.run_b.run_id}", drill)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _pick_baseline(runs: Sequence[RunData], baseline: str | None) -> RunData:
+    if baseline is None:
+        return runs[0]
+    for r in runs:
+        if baseline in (r.run_id, r.label, str(r.run_dir)):
+            return r
+    raise UsageError(f"--baseline {baseline!r} names none of the runs (give a run id or a label)")
+
+
+def _render(
+    runs: list[RunData],
+    focus: list[RunData],
+    comparisons: list[Comparison],
+    out: Path,
+    gates: GateConfig,
+    now: datetime,
+    title: str,
+    mode: str,
+    max_questions: int,
+    notes: list[str],
+    variants: list[dict[str, Any]] | None = None,
+) -> ReportResult:
+    sections = [_section(r, gates, now, max_questions) for r in focus]
+    gate_results = {r.run_id: evaluate(gates, r.scores) for r in runs}
+    for r in runs:
+        notes.extend(f"{r.run_id}: {n}" for n in r.notes if f"{r.run_id}: {n}" not in notes)
+    css, css_hash = stylesheet()
+    html = environment().get_template("report.html.j2").render(
+        css=css,
+        css_hash=css_hash,
+        title=title,
+        mode=mode,
+        generated_at=now,
+        version=__version__,
+        gates_path=str(gates.path),
+        runs=runs,
+        run_rows=[
+            {"run": r, "gate": gate_results[r.run_id], "pass_rate": pass_rate(r), "focus": r in focus}
+            for r in runs
+        ],
+        sections=sections,
+        comparisons=[_comparison_view(c, sections) for c in comparisons],
+        trend=_trend(runs),
+        variants=variants or [],
+        headline=HEADLINE,
+        metric_names=ALL_METRICS,
+        per_answer=PER_ANSWER,
+        notes=notes,
+    )
+    _write_atomic(out, html)
+    return ReportResult(path=out, runs=runs, gates=gate_results, comparisons=comparisons, notes=notes)
+
+
+def _gates(gates: Path | str | GateConfig | None) -> GateConfig:
+    return gates if isinstance(gates, GateConfig) else load_gates(gates)
+
+
+def render_report(
+    run_dirs: Sequence[Path | str],
+    out: Path | str | None = None,
+    *,
+    gates: Path | str | GateConfig | None = None,
+    baseline: str | None = None,
+    now: datetime | None = None,
+    max_questions: int = MAX_QUESTIONS,
+) -> ReportResult:
+    """A report over runs: the newest in depth; with two or more, each against the baseline
+    (default: the oldest) with paired significance, the flipped questions and trend plots."""
+    if not run_dirs:
+        raise UsageError("give at least one RUN_DIR")
+    config = _gates(gates)
+    runs = sorted((load_run(d) for d in run_dirs), key=lambda r: (r.started_at, r.run_id))
+    ids = Counter(r.run_id for r in runs)
+    if any(n > 1 for n in ids.values()):
+        raise UsageError(f"the same run was given twice: {', '.join(i for i, n in ids.items() if n > 1)}")
+    base = _pick_baseline(runs, baseline)
+    newest = runs[-1]
+    comparisons = [compare_runs(base, r) for r in runs if r is not base]
+    path = Path(out) if out is not None else Path("reports") / f"{newest.run_id}.html"
+    title = f"citeval report — {newest.run_id}" if len(runs) == 1 else f"citeval report — {len(runs)} runs"
+    mode = "single" if len(runs) == 1 else "compare"
+    return _render(runs, [newest], comparisons, path, config, now or now_utc(), title, mode, max_questions, [])
+
+
+# --- weekly --------------------------------------------------------------------------------
+
+
+_SINCE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$")
+
+
+def parse_since(text: str, now: datetime) -> datetime:
+    """'7d', '36h', '2w' before now, or an ISO 8601 date/time."""
+    m = _SINCE.match(text)
+    if m:
+        n, unit = int(m.group(1)), m.group(2)
+        return now - {"h": timedelta(hours=n), "d": timedelta(days=n), "w": timedelta(weeks=n)}[unit]
+    try:
+        t = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"--since {text!r}: give a span such as 7d, 36h, 2w or an ISO date") from None
+    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+
+
+def week_name(t: datetime) -> str:
+    iso = t.isocalendar()
+    return f"{iso[0]}-W{iso[1]:02d}"
+
+
+def find_runs(root: Path | str, since: datetime, until: datetime) -> tuple[list[RunData], list[str]]:
+    """Scored runs under ROOT started in [since, until]; folders that cannot be read are noted, not fatal."""
+    root = Path(root)
+    if not root.is_dir():
+        raise DataError(root, None, "runs folder not found")
+    runs, notes = [], []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        if not (folder / "manifest.json").exists():
+            continue
+        if not (folder / "scores.json").exists():
+            notes.append(f"{folder.name}: not scored, left out")
+            continue
+        try:
+            run = load_run(folder)
+        except CitevalError as exc:
+            notes.append(f"{folder.name}: left out ({exc})")
+            continue
+        if since <= run.started_at <= until:
+            runs.append(run)
+    return sorted(runs, key=lambda r: (r.started_at, r.run_id)), notes
+
+
+def render_weekly(
+    root: Path | str,
+    out: Path | str | None = None,
+    *,
+    since: str = "7d",
+    gates: Path | str | GateConfig | None = None,
+    baseline: str | None = None,
+    now: datetime | None = None,
+    max_questions: int = MAX_QUESTIONS,
+) -> ReportResult:
+    """The week's runs under ROOT grouped by variant label: each label's newest run in depth,
+    each against the baseline label's newest (default: the label of the oldest run)."""
+    now = now or now_utc()
+    start = parse_since(since, now)
+    runs, notes = find_runs(root, start, now)
+    if not runs:
+        raise DataError(root, None, f"no scored run started between {start:%Y-%m-%d %H:%M} and {now:%Y-%m-%d %H:%M} UTC")
+    config = _gates(gates)
+    latest: dict[str, RunData] = {}
+    for r in runs:  # time order: the last one per label wins
+        latest[r.label] = r
+    # the baseline is a variant: the newest run of the oldest run's label, or of the label named
+    base = latest[_pick_baseline(runs, baseline).label]
+    focus = sorted(latest.values(), key=lambda r: (r.label != base.label, r.label))
+    comparisons = [compare_runs(base, r) for r in focus if r is not base]
+    variants = []
+    for label, newest in sorted(latest.items(), key=lambda kv: (kv[0] != base.label, kv[0])):
+        group = [r for r in runs if r.label == label]
+        variants.append({"label": label, "runs": group, "newest": newest, "baseline": newest is base})
+    path = Path(out) if out is not None else Path("reports") / f"{week_name(now)}.html"
+    title = f"citeval weekly report — {week_name(now)}"
+    notes.insert(0, f"runs started from {start:%Y-%m-%d %H:%M} to {now:%Y-%m-%d %H:%M} UTC under {root}")
+    return _render(runs, focus, comparisons, path, config, now, title, "weekly", max_questions, notes, variants)
