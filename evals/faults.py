@@ -113,13 +113,27 @@ def _edition_chunk(
     return min(candidates, key=lambda c: c[:2])[2] if candidates else None
 
 
-def _swap_edition(status: VersionStatus, kind: str) -> Fault:
+# A change to the first cited (claim, evidence) of an answer copy: edits it in place and says
+# what it changed, or returns None when it cannot apply.
+CitedChange = Callable[[Answer, Claim, Evidence, Question, Registry, datetime], "str | None"]
+
+
+def _on_first_citation(kind: str, change: CitedChange) -> Fault:
     def fault(answer: Answer, question: Question, registry: Registry, asked_at: datetime) -> Answer | None:
         out = _explicit(answer)
         found = _first_cited(out)
         if found is None:
             return None
-        _, evidence = found
+        what = change(out, found[0], found[1], question, registry, asked_at)
+        return None if what is None else _mark(out, kind, what)
+
+    return fault
+
+
+def _swap_edition(status: VersionStatus) -> CitedChange:
+    def change(
+        out: Answer, claim: Claim, evidence: Evidence, question: Question, registry: Registry, asked_at: datetime
+    ) -> str | None:
         chunk = _edition_chunk(registry, question, asked_at, status, evidence.document_id)
         if chunk is None:
             return None
@@ -128,33 +142,27 @@ def _swap_edition(status: VersionStatus, kind: str) -> Fault:
         same = [c for c in registry.chunks_of(chunk.version_id) if original and c.heading_path == original.heading_path]
         target = same[0] if same else chunk
         _retarget(out, evidence, target, registry)
-        return _mark(out, kind, f"{evidence.evidence_id} now cites {target.version_id} ({status.value} at asked_at)")
+        return f"{evidence.evidence_id} now cites {target.version_id} ({status.value} at asked_at)"
 
-    return fault
+    return change
 
 
-def unknown_marker(answer: Answer, question: Question, registry: Registry, asked_at: datetime) -> Answer | None:
-    out = _explicit(answer)
-    found = _first_cited(out)
-    if found is None:
-        return None
-    claim, evidence = found
+def _unknown_marker(
+    out: Answer, claim: Claim, evidence: Evidence, question: Question, registry: Registry, asked_at: datetime
+) -> str | None:
     claim.evidence_ids = ["E99" if e == evidence.evidence_id else e for e in claim.evidence_ids]
     out.answer_text = re.sub(rf"\b{re.escape(evidence.evidence_id)}\b", "E99", out.answer_text, count=1)
-    return _mark(out, "unknown_marker", f"claim {claim.claim_id} cites E99 instead of {evidence.evidence_id}")
+    return f"claim {claim.claim_id} cites E99 instead of {evidence.evidence_id}"
 
 
-def forbidden_document(answer: Answer, question: Question, registry: Registry, asked_at: datetime) -> Answer | None:
-    out = _explicit(answer)
-    found = _first_cited(out)
-    if found is None:
-        return None
-    _, evidence = found
+def _forbidden_document(
+    out: Answer, claim: Claim, evidence: Evidence, question: Question, registry: Registry, asked_at: datetime
+) -> str | None:
     chunk = _edition_chunk(registry, question, asked_at, VersionStatus.active, None, readable=False)
     if chunk is None:
         return None
     _retarget(out, evidence, chunk, registry)
-    return _mark(out, "forbidden_document", f"{evidence.evidence_id} now cites {chunk.document_id}, closed to the user")
+    return f"{evidence.evidence_id} now cites {chunk.document_id}, closed to the user"
 
 
 def changed_number(answer: Answer, question: Question, registry: Registry, asked_at: datetime) -> Answer | None:
@@ -185,24 +193,21 @@ def fabricated_quote(answer: Answer, question: Question, registry: Registry, ask
     return _mark(out, "fabricated_quote", f"claim {claim.claim_id} quotes a sentence no document holds")
 
 
-def _set_link(kind: str, make: Callable[[Answer, Evidence, Registry], str | None]) -> Fault:
-    def fault(answer: Answer, question: Question, registry: Registry, asked_at: datetime) -> Answer | None:
-        out = _explicit(answer)
-        found = _first_cited(out)
-        if found is None:
-            return None
-        _, evidence = found
-        url = make(out, evidence, registry)
+def _set_link(make: Callable[[Evidence, Registry], str | None]) -> CitedChange:
+    def change(
+        out: Answer, claim: Claim, evidence: Evidence, question: Question, registry: Registry, asked_at: datetime
+    ) -> str | None:
+        url = make(evidence, registry)
         if url is None:
             return None
         out.links = [link for link in out.links if link.evidence_id != evidence.evidence_id]
         out.links.append(Link(evidence_id=evidence.evidence_id, url=url))
-        return _mark(out, kind, f"link of {evidence.evidence_id} set to {url[:120]}")
+        return f"link of {evidence.evidence_id} set to {url[:120]}"
 
-    return fault
+    return change
 
 
-def _redirect(answer: Answer, evidence: Evidence, registry: Registry) -> str | None:
+def _redirect(evidence: Evidence, registry: Registry) -> str | None:
     cited = evidence.version_id
     document = registry.versions[cited].document_id if cited in registry.versions else None
     others = [v for v in registry.versions.values() if v.viewer_url and v.version_id != cited]
@@ -211,7 +216,7 @@ def _redirect(answer: Answer, evidence: Evidence, registry: Registry) -> str | N
     return others[0].viewer_url if others else None
 
 
-def _leak(answer: Answer, evidence: Evidence, registry: Registry) -> str | None:
+def _leak(evidence: Evidence, registry: Registry) -> str | None:
     version = registry.versions.get(evidence.version_id or "")
     text = evidence.text or ""
     if version is None or not version.viewer_url or len(text) < 30:
@@ -219,17 +224,14 @@ def _leak(answer: Answer, evidence: Evidence, registry: Registry) -> str | None:
     return f"{version.viewer_url}?q={url_quote(text[:60])}"
 
 
-def uncited_claim(answer: Answer, question: Question, registry: Registry, asked_at: datetime) -> Answer | None:
-    out = _explicit(answer)
-    found = _first_cited(out)
-    if found is None:
-        return None
-    claim, _ = found
+def _uncited_claim(
+    out: Answer, claim: Claim, evidence: Evidence, question: Question, registry: Registry, asked_at: datetime
+) -> str | None:
     removed = claim.evidence_ids
     claim.evidence_ids = []
     for evidence_id in removed:
         out.answer_text = re.sub(rf"\s*\[{re.escape(evidence_id)}\]", "", out.answer_text, count=1)
-    return _mark(out, "uncited_claim", f"claim {claim.claim_id} lost its markers {removed}")
+    return f"claim {claim.claim_id} lost its markers {removed}"
 
 
 def merged_claims(answer: Answer, question: Question, registry: Registry, asked_at: datetime) -> Answer | None:
@@ -256,12 +258,9 @@ def merged_claims(answer: Answer, question: Question, registry: Registry, asked_
     return _mark(out, "merged_claims", f"claim {lead.claim_id} shares the marker of {claim.claim_id}")
 
 
-def wrong_page(answer: Answer, question: Question, registry: Registry, asked_at: datetime) -> Answer | None:
-    out = _explicit(answer)
-    found = _first_cited(out)
-    if found is None:
-        return None
-    _, evidence = found
+def _wrong_page(
+    out: Answer, claim: Claim, evidence: Evidence, question: Question, registry: Registry, asked_at: datetime
+) -> str | None:
     chunk = registry.resolve(evidence)
     if chunk is None or chunk.page_start is None:
         return None
@@ -270,7 +269,7 @@ def wrong_page(answer: Answer, question: Question, registry: Registry, asked_at:
     for link in out.links:
         if link.evidence_id == evidence.evidence_id:
             link.url = re.sub(r"#page=\d+", f"#page={page}", link.url)
-    return _mark(out, "wrong_page", f"{evidence.evidence_id} points to page {page}, the chunk is on {chunk.page_start}")
+    return f"{evidence.evidence_id} points to page {page}, the chunk is on {chunk.page_start}"
 
 
 def answered_instead_of_abstaining(
@@ -286,20 +285,22 @@ def answered_instead_of_abstaining(
 
 
 FAULTS: dict[str, Fault] = {
-    "unknown_marker": unknown_marker,
-    "superseded_edition": _swap_edition(VersionStatus.superseded, "superseded_edition"),
-    "revoked_edition": _swap_edition(VersionStatus.revoked, "revoked_edition"),
-    "deleted_edition": _swap_edition(VersionStatus.deleted, "deleted_edition"),
-    "forbidden_document": forbidden_document,
+    "unknown_marker": _on_first_citation("unknown_marker", _unknown_marker),
+    "superseded_edition": _on_first_citation("superseded_edition", _swap_edition(VersionStatus.superseded)),
+    "revoked_edition": _on_first_citation("revoked_edition", _swap_edition(VersionStatus.revoked)),
+    "deleted_edition": _on_first_citation("deleted_edition", _swap_edition(VersionStatus.deleted)),
+    "forbidden_document": _on_first_citation("forbidden_document", _forbidden_document),
     "changed_number": changed_number,
     "fabricated_quote": fabricated_quote,
-    "foreign_link": _set_link("foreign_link", lambda a, e, r: f"https://regs-mirror.example.org/{e.document_id}/page"),
-    "unsafe_link": _set_link("unsafe_link", lambda a, e, r: "javascript:alert(document.cookie)"),
-    "redirect_link": _set_link("redirect_link", _redirect),
-    "leaked_text_link": _set_link("leaked_text_link", _leak),
-    "uncited_claim": uncited_claim,
+    "foreign_link": _on_first_citation(
+        "foreign_link", _set_link(lambda e, r: f"https://regs-mirror.example.org/{e.document_id}/page")
+    ),
+    "unsafe_link": _on_first_citation("unsafe_link", _set_link(lambda e, r: "javascript:alert(document.cookie)")),
+    "redirect_link": _on_first_citation("redirect_link", _set_link(_redirect)),
+    "leaked_text_link": _on_first_citation("leaked_text_link", _set_link(_leak)),
+    "uncited_claim": _on_first_citation("uncited_claim", _uncited_claim),
     "merged_claims": merged_claims,
-    "wrong_page": wrong_page,
+    "wrong_page": _on_first_citation("wrong_page", _wrong_page),
     "answered_instead_of_abstaining": answered_instead_of_abstaining,
 }
 

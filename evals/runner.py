@@ -245,6 +245,19 @@ def _execute(
     return RunResult(run_dir, manifest, answered=progress.done, errors=progress.errors, total=progress.total)
 
 
+def _prepare(dataset: Path, spec: str, options: RunOptions) -> tuple[list[Question], BaseBackend]:
+    """The questions to ask (after --limit) and the backend that answers them."""
+    registry = Registry.load(dataset)
+    questions = load_questions(dataset)
+    if options.limit is not None:
+        questions = questions[: options.limit]
+    backend = make_backend(
+        spec, registry, timeout=options.timeout, retries=options.retries, concurrency=options.concurrency,
+        dataset=dataset,
+    )
+    return questions, backend
+
+
 def start_run(
     dataset: Path | str,
     backend_spec: str,
@@ -257,18 +270,7 @@ def start_run(
     """Answer every question of DATASET with the backend SPEC into OUT/<run_id>/."""
     dataset = Path(dataset)
     options = options or RunOptions()
-    registry = Registry.load(dataset)
-    questions = load_questions(dataset)
-    if options.limit is not None:
-        questions = questions[: options.limit]
-    backend = make_backend(
-        backend_spec,
-        registry,
-        timeout=options.timeout,
-        retries=options.retries,
-        concurrency=options.concurrency,
-        dataset=dataset,
-    )
+    questions, backend = _prepare(dataset, backend_spec, options)
     run_id = run_id or _new_run_id(backend_spec, options.label)
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", run_id):
         raise UsageError(f"run id {run_id!r} may hold only letters, digits, '.', '_' and '-'")
@@ -326,16 +328,5 @@ def resume_run(
     spec = backend_spec or manifest.backend
     if REDACTED in spec and backend_spec is None:
         raise UsageError("the saved backend spec had secrets removed; pass --backend again with --resume")
-    registry = Registry.load(dataset)
-    questions = load_questions(dataset)
-    if options.limit is not None:
-        questions = questions[: options.limit]
-    backend = make_backend(
-        spec,
-        registry,
-        timeout=options.timeout,
-        retries=options.retries,
-        concurrency=options.concurrency,
-        dataset=dataset,
-    )
+    questions, backend = _prepare(dataset, spec, options)
     return _execute(run_dir, manifest, backend, questions, options, on_progress)

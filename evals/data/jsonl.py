@@ -75,9 +75,13 @@ def _report(on_error: ErrorHandler | None, error: DataError) -> None:
     on_error(error)
 
 
-def read_jsonl(path: Path | str, model: type[M], on_error: ErrorHandler | None = None) -> Iterator[tuple[int, M]]:
-    """(line number, record) for each valid record. Without on_error the first bad record raises."""
-    for lineno, obj in iter_json_lines(path, on_error):
+def _validated(
+    path: Path | str,
+    objects: Iterable[tuple[int, dict[str, Any]]],
+    model: type[M],
+    on_error: ErrorHandler | None,
+) -> Iterator[tuple[int, M]]:
+    for lineno, obj in objects:
         try:
             yield lineno, model.model_validate(obj)
         except ValidationError as exc:
@@ -86,6 +90,13 @@ def read_jsonl(path: Path | str, model: type[M], on_error: ErrorHandler | None =
                 raise errors[0] from None
             for error in errors:
                 on_error(error)
+
+
+def read_jsonl(
+    path: Path | str, model: type[M], on_error: ErrorHandler | None = None
+) -> Iterator[tuple[int, M]]:
+    """(line number, record) for each valid record. Without on_error the first bad record raises."""
+    return _validated(path, iter_json_lines(path, on_error), model, on_error)
 
 
 def load_jsonl(path: Path | str, model: type[M]) -> list[M]:
@@ -210,14 +221,7 @@ def iter_question_objects(
 
 
 def read_questions(path: Path | str, on_error: ErrorHandler | None = None) -> Iterator[tuple[int, Any]]:
+    """Questions from JSONL, CSV or Parquet, each with the line (or row) it came from."""
     from .models import Question
 
-    for lineno, obj in iter_question_objects(path, on_error):
-        try:
-            yield lineno, Question.model_validate(obj)
-        except ValidationError as exc:
-            errors = validation_errors(path, lineno, exc)
-            if on_error is None:
-                raise errors[0] from None
-            for error in errors:
-                on_error(error)
+    return _validated(path, iter_question_objects(path, on_error), Question, on_error)
