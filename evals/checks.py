@@ -12,7 +12,7 @@ from urllib.parse import unquote, urlsplit
 
 from .data.models import Answer, Chunk, Claim, Evidence, Finding, Question, Version, VersionStatus
 from .data.registry import Registry, url_has_prefix
-from .data.text import MARKER_IDS, extract_numbers, normalize, split_sentences
+from .data.text import MARKER_IDS, extract_numbers, normalize, split_sentences, strip_markers
 from .data.tokens import content_tokens
 
 _MARKER = re.compile(r"\s*\[\s*(" + MARKER_IDS + r")\s*\]")
@@ -21,11 +21,6 @@ _PAGE_IN_URL = re.compile(r"(?:^|[#?&])page=(\d+)")
 LEAK_WINDOW = 24
 # Findings about answer quality against gold, not about citation integrity.
 QUALITY_CODES = frozenset({"SHOULD_HAVE_ABSTAINED", "UNNEEDED_ABSTENTION", "BACKEND_ERROR"})
-
-
-def strip_markers(text: str) -> str:
-    """Text without its citation markers ("Срок 5 дней [E1]." → "Срок 5 дней.")."""
-    return " ".join(_MARKER.sub("", text).split())
 
 
 def derive_claims(answer_text: str) -> list[Claim]:

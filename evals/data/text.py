@@ -116,6 +116,14 @@ ABBREVIATIONS = frozenset(
 # Citation markers: "[E1]", "[1]", "[E1, E2]", "[S3; S4]".
 MARKER_IDS = r"[A-Za-zА-Яа-я]{0,3}\d+(?:\s*[,;]\s*[A-Za-zА-Яа-я]{0,3}\d+)*"
 MARKER_PATTERN = r"\[\s*(?:" + MARKER_IDS + r")\s*\]"
+_MARKER_RUN = re.compile(r"\s*" + MARKER_PATTERN)
+
+
+def strip_markers(text: str) -> str:
+    """Text without its citation markers ("Срок 5 дней [E1]." → "Срок 5 дней.")."""
+    return " ".join(_MARKER_RUN.sub("", text).split())
+
+
 _BOUNDARY = re.compile(
     r"(?P<end>[.!?…]+[\"'»”)\]]*(?:\s*" + MARKER_PATTERN + r")*)(?P<gap>\s+)"
     r"(?!" + MARKER_PATTERN + r")(?=[\"«„(\[]?[A-ZА-ЯЁ0-9—–-])"  # a marker never starts a sentence

@@ -8,38 +8,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
-import Stemmer  # PyStemmer: compiled snowball stemmers, nothing to download
-
-from ..data.text import extract_numbers, normalize
+from ..data.text import extract_numbers, normalize, strip_markers
+from ..data.tokens import is_stopword, stem
 
 # Short function-word lists (NLTK-like, trimmed). Negation and bound words are not here on
 # purpose: they are cues, handled separately, and must not count as content either.
-_RU_STOP = frozenset(
-    """и в во что он на я с со как а то все всё она так его но да ты к у же вы за бы по только ее её мне было вот
-    от меня еще ещё о из ему теперь когда даже ну вдруг ли если уже или быть был него до вас нибудь опять уж
-    вам ведь там потом себя ей они тут где есть ней для мы тебя их чем была сам чтоб будто чего раз тоже себе
-    под будет ж тогда кто этот того потому этого какой совсем ним здесь этом почти мой тем чтобы нее сейчас
-    были куда зачем всех при наконец об другой хоть после над через эти нас про всего них какая много разве
-    эту моя впрочем свою этой перед иногда чуть том такой им всегда конечно всю между это также которые
-    который которая которое которого которой которым которых котором является являются являться либо
-    а именно т е д др пр г гг ст п пп см бывает будут свой своего своей своих свои ее их каждый каждая
-    каждое каждого весь вся всего всей данный данная данное данного данной данных указанный указанного
-    соответствии согласно случае случаях также кроме того однако поэтому"""
-    .split()
-)
-_EN_STOP = frozenset(
-    """i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers
-    herself it its itself they them their theirs themselves what which who whom this that these those am is
-    are was were be been being have has had having do does did doing a an the and but if or because as until
-    while of at by for with about against between into through during before after above below to from up
-    down in out on off over under again further then once here there when where why how all any both each
-    few more most other some such only own same so than too very s t can will just don should now also
-    may might would could shall must one ones e.g i.e etc however therefore thus whether which within
-    include includes including like well many much often use used using various several""".split()
-)
-
 # Word-form numbers, so a claim's "6" can be found in evidence that says "шести" or "six".
 _RU_NUMBER_WORDS = {
     "один": "1", "одна": "1", "одно": "1", "одного": "1", "одной": "1", "одному": "1", "одним": "1",
@@ -101,34 +75,10 @@ _PROHIBIT_RE = _phrase_re(_PROHIBIT)
 _PERMIT_RE = _phrase_re(_PERMIT)
 _MUST_RE = _phrase_re(_MUST)
 _MAY_RE = _phrase_re(_MAY)
-_MARKERS = re.compile(r"\[(?:[A-Za-zА-Яа-яЁё]*\d+[A-Za-z]*)(?:\s*[,;]\s*[A-Za-zА-Яа-яЁё]*\d+[A-Za-z]*)*\]")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 _TOKEN = re.compile(r"[^\W_]+")
 _CYRILLIC = re.compile(r"[а-я]")
 _LATIN = re.compile(r"[a-z]")
-
-_RU = Stemmer.Stemmer("russian")
-_EN = Stemmer.Stemmer("english")
-
-
-def strip_markers(text: str) -> str:
-    """Remove citation markers such as [1], [E2, E3]: they are not part of the claim's content."""
-    return _MARKERS.sub(" ", text)
-
-
-@lru_cache(maxsize=200_000)
-def stem(word: str) -> str:
-    """Snowball stem of a normalized word, chosen by its script."""
-    if _CYRILLIC.search(word):
-        return str(_RU.stemWord(word))
-    if _LATIN.search(word):
-        return str(_EN.stemWord(word))
-    return word
-
-
-def is_stopword(word: str) -> bool:
-    return word in _RU_STOP or word in _EN_STOP or len(word) < 2
-
 
 def words(norm_text: str) -> list[str]:
     """Letter-only words of normalized text (numbers are handled as numbers)."""
