@@ -41,6 +41,31 @@ class OutputFormat(str, Enum):
     json = "json"
 
 
+# Options shared by several commands.
+FormatOpt = Annotated[OutputFormat, typer.Option("--format", help="text or json.")]
+BackendOpt = Annotated[str, typer.Option(help="reference, replay:PATH, http:URL, python:mod:fn, faults:KIND:SPEC.")]
+OutOpt = Annotated[Path, typer.Option(help="Folder that holds run folders.")]
+RunIdOpt = Annotated[str | None, typer.Option(help="Name of the run folder (default: time + backend).")]
+LabelOpt = Annotated[str | None, typer.Option(help="Variant label, to group runs in reports.")]
+ConcurrencyOpt = Annotated[int, typer.Option(min=1, help="Questions in flight at once.")]
+LimitOpt = Annotated[int | None, typer.Option(min=1, help="Only the first N questions.")]
+TimeoutOpt = Annotated[float, typer.Option(min=0.1, help="Seconds per backend request.")]
+RetriesOpt = Annotated[int, typer.Option(min=0, help="Retries of a failed request (http).")]
+JudgeOpt = Annotated[str, typer.Option("--judge", help="Support judge: offline, llm or none.")]
+LlmUrlOpt = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (…/v1), or Anthropic's.")]
+LlmModelOpt = Annotated[str | None, typer.Option(help="Model for --judge llm and --ragas.")]
+LlmProviderOpt = Annotated[str, typer.Option(help="openai (any compatible endpoint) or anthropic.")]
+LlmKeyOpt = Annotated[str | None, typer.Option(help="Environment variable holding the API key.")]
+RagasOpt = Annotated[bool, typer.Option("--ragas", help="Add Ragas faithfulness (needs --llm-model).")]
+
+
+GatesOpt = Annotated[
+    Path | None, typer.Option("--gates", help="Gates TOML (default: the shipped gates/default.toml).")
+]
+
+
+
+
 def _fail(message: str, code: int) -> None:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
@@ -117,7 +142,7 @@ def main(
 @handles_errors
 def data_validate(
     dataset: Annotated[Path, typer.Argument(help="Dataset folder (registry/ and questions.jsonl).")],
-    output: Annotated[OutputFormat, typer.Option("--format", help="text or json.")] = OutputFormat.text,
+    output: FormatOpt = OutputFormat.text,
     limit: Annotated[int, typer.Option(help="Show at most this many problems.")] = 50,
 ) -> None:
     """Check a dataset's schema and references without running any model."""
@@ -153,15 +178,15 @@ def data_ingest(
 def run(
     dataset: Annotated[Path | None, typer.Argument(help="Dataset folder.")] = None,
     backend: Annotated[
-        str | None, typer.Option(help="reference, replay:PATH, http:URL, python:mod:fn, faults:K:SPEC.")
+        str | None, typer.Option(help="Backend SPEC (default: reference; with --resume: the run's own).")
     ] = None,
-    out: Annotated[Path, typer.Option(help="Folder that holds run folders.")] = Path("runs"),
-    run_id: Annotated[str | None, typer.Option(help="Name of the run folder (default: time + backend).")] = None,
-    label: Annotated[str | None, typer.Option(help="Variant label, to group runs in reports.")] = None,
-    concurrency: Annotated[int, typer.Option(min=1, help="Questions in flight at once.")] = 8,
-    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N questions.")] = None,
-    timeout: Annotated[float, typer.Option(min=0.1, help="Seconds per backend request.")] = 60.0,
-    retries: Annotated[int, typer.Option(min=0, help="Retries of a failed request (http).")] = 2,
+    out: OutOpt = Path("runs"),
+    run_id: RunIdOpt = None,
+    label: LabelOpt = None,
+    concurrency: ConcurrencyOpt = 8,
+    limit: LimitOpt = None,
+    timeout: TimeoutOpt = 60.0,
+    retries: RetriesOpt = 2,
     resume: Annotated[Path | None, typer.Option(help="Continue this run folder.")] = None,
 ) -> None:
     """Replay a dataset's questions through a backend into runs/<run_id>/."""
@@ -206,14 +231,6 @@ def _metrics_table(scores: dict[str, Any], title: str) -> None:
         typer.echo("findings: " + ", ".join(f"{code} {n}" for code, n in scores["findings"].items()))
 
 
-JudgeOpt = Annotated[str, typer.Option("--judge", help="Support judge: offline, llm or none.")]
-LlmUrlOpt = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (…/v1), or Anthropic's.")]
-LlmModelOpt = Annotated[str | None, typer.Option(help="Model for --judge llm and --ragas.")]
-LlmProviderOpt = Annotated[str, typer.Option(help="openai (any compatible endpoint) or anthropic.")]
-LlmKeyOpt = Annotated[str | None, typer.Option(help="Environment variable holding the API key.")]
-RagasOpt = Annotated[bool, typer.Option("--ragas", help="Add Ragas faithfulness (needs --llm-model).")]
-
-
 def _llm(model: str | None, base_url: str | None, provider: str, key_env: str | None) -> Any:
     from evals.judges import LlmConfig
 
@@ -232,7 +249,7 @@ def score(
     llm_provider: LlmProviderOpt = "openai",
     llm_key_env: LlmKeyOpt = None,
     ragas: RagasOpt = False,
-    output: Annotated[OutputFormat, typer.Option("--format", help="text or json.")] = OutputFormat.text,
+    output: FormatOpt = OutputFormat.text,
 ) -> None:
     """Check citations, judge support and compute metrics for a saved run (never re-runs the backend)."""
     llm = _llm(llm_model, llm_base_url, llm_provider, llm_key_env)
@@ -247,7 +264,7 @@ def score(
 @handles_errors
 def selftest(
     dataset: Annotated[Path, typer.Argument(help="Dataset folder.")],
-    output: Annotated[OutputFormat, typer.Option("--format", help="text or json.")] = OutputFormat.text,
+    output: FormatOpt = OutputFormat.text,
 ) -> None:
     """Inject every fault kind into reference answers; exit 1 unless each is caught and nothing else alarms."""
     from evals.selftest import run_selftest
@@ -265,22 +282,29 @@ def selftest(
 @handles_errors
 def eval_(
     dataset: Annotated[Path, typer.Argument(help="Dataset folder.")],
-    backend: Annotated[str, typer.Option(help="Backend SPEC (see `citeval run`).")] = "reference",
-    out: Annotated[Path, typer.Option(help="Folder that holds run folders.")] = Path("runs"),
-    run_id: Annotated[str | None, typer.Option(help="Name of the run folder.")] = None,
-    label: Annotated[str | None, typer.Option(help="Variant label.")] = None,
+    backend: BackendOpt = "reference",
+    out: OutOpt = Path("runs"),
+    run_id: RunIdOpt = None,
+    label: LabelOpt = None,
     judge: JudgeOpt = "offline",
     llm_base_url: LlmUrlOpt = None,
     llm_model: LlmModelOpt = None,
     llm_provider: LlmProviderOpt = "openai",
     llm_key_env: LlmKeyOpt = None,
     ragas: RagasOpt = False,
-    concurrency: Annotated[int, typer.Option(min=1)] = 8,
-    limit: Annotated[int | None, typer.Option(min=1)] = None,
-    timeout: Annotated[float, typer.Option(min=0.1)] = 60.0,
-    retries: Annotated[int, typer.Option(min=0)] = 2,
+    concurrency: ConcurrencyOpt = 8,
+    limit: LimitOpt = None,
+    timeout: TimeoutOpt = 60.0,
+    retries: RetriesOpt = 2,
+    gates: GatesOpt = None,
+    report_out: Annotated[
+        Path | None, typer.Option("--report-out", help="HTML report to write (default: reports/<run_id>.html).")
+    ] = None,
 ) -> None:
-    """Run + score (+ gate and report): the one command for CI and first use."""
+    """Run + score + gate + report: the one command for CI and first use; exits with the gate's code."""
+    from evals.gates import load_gates
+
+    gate_config = load_gates(gates)  # a bad gates file stops before the backend runs
     options = evals.RunOptions(concurrency=concurrency, limit=limit, timeout=timeout, retries=retries, label=label)
     with _Progress() as progress:
         result = evals.start_run(dataset, backend, out=out, run_id=run_id, options=options, on_progress=progress)
@@ -288,13 +312,14 @@ def eval_(
     llm = _llm(llm_model, llm_base_url, llm_provider, llm_key_env)
     scored = evals.score_run(result.run_dir, judge=judge, llm=llm, ragas=ragas)
     _metrics_table(scored.scores, str(result.run_dir))
+    _gate_and_report(result.run_dir, gate_config, report_out)
 
 
 @app.command("agree")
 @handles_errors
 def agree(
     target: Annotated[Path, typer.Argument(help="Run folder (with judgments.jsonl) or a judgments .jsonl file.")],
-    output: Annotated[OutputFormat, typer.Option("--format", help="text or json.")] = OutputFormat.text,
+    output: FormatOpt = OutputFormat.text,
     out: Annotated[Path | None, typer.Option("--out", help="Also write agreement.json to this file.")] = None,
     adjudicate: Annotated[
         Path | None, typer.Option("--adjudicate", help="JSONL of resolved labels to append as source 'adjudicated'.")
@@ -318,14 +343,12 @@ def agree(
 def judge(
     pairs: Annotated[Path, typer.Argument(help="JSONL: {pair_id, claim, evidence: [..], question?, label?} a line.")],
     judge_name: Annotated[str, typer.Option("--judge", help="offline (default) or llm.")] = "offline",
-    llm_base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (…/v1) or Anthropic's.")] = None,
-    llm_model: Annotated[str | None, typer.Option(help="Model name for --judge llm.")] = None,
-    llm_provider: Annotated[str, typer.Option(help="openai (any compatible endpoint) or anthropic.")] = "openai",
-    llm_key_env: Annotated[
-        str | None, typer.Option(help="Environment variable holding the API key (default OPENAI_/ANTHROPIC_API_KEY).")
-    ] = None,
+    llm_base_url: LlmUrlOpt = None,
+    llm_model: LlmModelOpt = None,
+    llm_provider: LlmProviderOpt = "openai",
+    llm_key_env: LlmKeyOpt = None,
     cache: Annotated[Path | None, typer.Option(help="JSONL cache of LLM verdicts (re-runs cost nothing).")] = None,
-    output: Annotated[OutputFormat, typer.Option("--format", help="text or json.")] = OutputFormat.text,
+    output: FormatOpt = OutputFormat.text,
 ) -> None:
     """Judge (claim, evidence) pairs; stdout gets {pair_id, value, score, reason} lines (json) or a table.
 
@@ -407,7 +430,7 @@ def label_pull(
     rater: Annotated[
         list[str] | None, typer.Option("--rater", help="ID=EMAIL for an export that names raters by user id.")
     ] = None,
-    output: Annotated[OutputFormat, typer.Option("--format", help="text or json.")] = OutputFormat.text,
+    output: FormatOpt = OutputFormat.text,
 ) -> None:
     """Append the raters' labels as judgments; report per rater what is done and still missing."""
     from evals import labels
@@ -423,6 +446,97 @@ def label_pull(
         _print_json(report.to_json())
     else:
         typer.echo(report.summary())
+
+
+# --- gate, report, compare (DESIGN 7) ------------------------------------------------------
+
+def _gate_and_report(run_dir: Path, gate_config: Any, report_out: Path | None) -> None:
+    """The end of `eval`: gate (junit.xml in the run), render the report, exit with the gate's code."""
+    from evals.gates import run_gate
+    from evals.report import render_report
+
+    result = run_gate(run_dir, gate_config, junit=run_dir / "junit.xml")
+    typer.echo(result.to_text(), nl=False)
+    report = render_report([run_dir], report_out, gates=gate_config)
+    typer.echo(f"report: {report.path}")
+    raise typer.Exit(result.exit_code)
+
+
+@app.command("gate")
+@handles_errors
+def gate(
+    run_dir: Annotated[Path, typer.Argument(help="Scored run folder (scores.json).")],
+    gates: GatesOpt = None,
+    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML here: one testcase per rule.")] = None,
+    summary: Annotated[
+        Path | None, typer.Option("--summary", help="Write a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY).")
+    ] = None,
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    """Apply the per-tier gates to a scored run: exit 0 when every rule holds, 1 when one fails."""
+    from evals.gates import run_gate
+
+    result = run_gate(run_dir, gates, junit=junit, summary=summary)
+    if output is OutputFormat.json:
+        _print_json(result.to_json())
+    else:
+        typer.echo(result.to_text(), nl=False)
+    raise typer.Exit(result.exit_code)
+
+
+@app.command("report")
+@handles_errors
+def report(
+    run_dirs: Annotated[
+        list[Path] | None, typer.Argument(help="Scored run folders; with two or more, each is compared.")
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="HTML file (default: reports/<run_id>.html, weekly reports/YYYY-Www.html)."),
+    ] = None,
+    weekly: Annotated[
+        Path | None, typer.Option("--weekly", help="RUNS_ROOT: report on its runs of the last --since, by label.")
+    ] = None,
+    since: Annotated[str, typer.Option(help="With --weekly: 7d, 36h, 2w or an ISO date.")] = "7d",
+    gates: GatesOpt = None,
+    baseline: Annotated[
+        str | None, typer.Option(help="Run id or label the others are compared with (default: the oldest run).")
+    ] = None,
+) -> None:
+    """One self-contained HTML report (gate, tiers, findings, worst questions); several runs are compared."""
+    from evals.report import render_report, render_weekly
+
+    if weekly is not None:
+        if run_dirs:
+            raise evals.UsageError("give RUN_DIRs or --weekly RUNS_ROOT, not both")
+        result = render_weekly(weekly, out, since=since, gates=gates, baseline=baseline)
+    elif not run_dirs:
+        raise evals.UsageError("give at least one RUN_DIR (or --weekly RUNS_ROOT)")
+    else:
+        result = render_report(run_dirs, out, gates=gates, baseline=baseline)
+    for note in result.notes:
+        typer.echo(f"note: {note}", err=True)
+    failing = [run_id for run_id, g in result.gates.items() if not g.passed]
+    gate_line = f"gate failed for {', '.join(failing)}" if failing else "every run passes the gate"
+    typer.echo(f"{result.path}: {len(result.runs)} run(s), {len(result.comparisons)} comparison(s); {gate_line}")
+
+
+@app.command("compare")
+@handles_errors
+def compare(
+    run_a: Annotated[Path, typer.Argument(help="Scored run folder A (the baseline).")],
+    run_b: Annotated[Path, typer.Argument(help="Scored run folder B (the candidate).")],
+    output: FormatOpt = OutputFormat.text,
+    limit: Annotated[int, typer.Option(help="Show at most this many flipped questions per direction.")] = 20,
+) -> None:
+    """B against A over their shared questions: metric deltas with paired significance, flipped questions."""
+    from evals.report import compare_runs, load_run
+
+    result = compare_runs(load_run(run_a), load_run(run_b))
+    if output is OutputFormat.json:
+        _print_json(result.to_json())
+    else:
+        typer.echo(result.to_text(limit=limit), nl=False)
 
 
 if __name__ == "__main__":  # `python cli.py …`

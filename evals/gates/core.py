@@ -172,15 +172,15 @@ def load_gates(path: Path | str | None = None) -> GateConfig:
         elif name == "tier":
             if not isinstance(value, dict):
                 raise fail([], name, "tier must hold tables [tier.<risk tier>]", name)
-            for tier, rules in value.items():
+            for tier, tier_rules in value.items():
                 if tier not in RISK_TIERS:
                     raise fail(
                         ["tier", tier], None, f"unknown risk tier {tier!r} (expected one of {', '.join(RISK_TIERS)})",
                         f"tier.{tier}",
                     )
-                if not isinstance(rules, dict):
+                if not isinstance(tier_rules, dict):
                     raise fail(["tier"], tier, f"tier.{tier} must be a table of rules", f"tier.{tier}")
-                sections.append((tier, ["tier", tier], rules))
+                sections.append((tier, ["tier", tier], tier_rules))
         else:
             raise fail(
                 [name] if isinstance(value, dict) else [], None if isinstance(value, dict) else name,
@@ -387,9 +387,9 @@ class GateResult:
         lines.append(f"Gates file: `{_md(str(self.gates_path))}`; {len(self.skipped)} rule(s) skipped.")
         lines.append("")
 
-        def table(rows: Iterable[RuleOutcome]) -> list[str]:
+        def table(outcomes: Iterable[RuleOutcome]) -> list[str]:
             out = ["| | rule | observed | required | note |", "|---|---|---|---|---|"]
-            for o in rows:
+            for o in outcomes:
                 n = f" (n={o.n})" if o.n is not None and not o.rule.is_count else ""
                 out.append(
                     f"| {icon[o.status]} | `{o.rule.rule_id}` | {o.observed_text()}{n} | {_md(o.rule.requirement())} "
@@ -482,7 +482,8 @@ def _evaluate_rule(rule: Rule, scores: Mapping[str, Any]) -> RuleOutcome:
         base.checked = number
         if broken:
             base.status = "fail"
-            base.message = f"{what} {number:.3f} {broken}" + (f" (point {float(value):.3f}, n={n})" if what != "value" else f" (n={n})")
+            context = f" (n={n})" if what == "value" else f" (point {float(value):.3f}, n={n})"
+            base.message = f"{what} {number:.3f} {broken}{context}"
             return base
     base.message = "ok: " + ", ".join(f"{what} {number:.3f}" for what, number in checks)
     return base

@@ -10,7 +10,15 @@ import numpy as np
 
 from ..metrics import ABSTENTION, ALL_METRICS, PER_ANSWER
 from .load import RunData
-from .stats import ALPHA, PASS_DEFINITION, PairedTest, mcnemar_exact, paired_mean_test, paired_ratio_test, question_passed
+from .stats import (
+    ALPHA,
+    PASS_DEFINITION,
+    PairedTest,
+    mcnemar_exact,
+    paired_mean_test,
+    paired_ratio_test,
+    question_passed,
+)
 
 LOWER_IS_BETTER = frozenset({"error_rate"})
 TIER_ORDER = {"critical": 0, "policy": 1, "reference": 2}
@@ -86,12 +94,19 @@ class Comparison:
     findings: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def verdict(self, name: str) -> str:
-        """'better', 'worse' or 'same' for run B against run A (significant differences only)."""
+        """'better', 'worse' or 'same' for run B against run A (significant differences only); 'untested'."""
         t = self.metrics[name]
+        if t.p_value is None:
+            return "untested"  # no paired values, or undefined in a run
         if not t.significant or t.delta is None or t.delta == 0:
             return "same"
         better = t.delta < 0 if name in LOWER_IS_BETTER else t.delta > 0
         return "better" if better else "worse"
+
+    def verdict_counts(self) -> dict[str, int]:
+        """How many metrics are significantly better / worse / unchanged in B."""
+        counts = Counter(self.verdict(name) for name in self.metrics)
+        return {v: counts.get(v, 0) for v in ("better", "worse", "same")}
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -137,7 +152,8 @@ class Comparison:
                 f"{self.verdict(name)}"
             )
         lines += ["", f"pass: {PASS_DEFINITION}", f"significant: p < {ALPHA} (not adjusted for multiple metrics)"]
-        for title, flips in (("regressed (pass in A, fail in B)", self.regressed), ("fixed (fail in A, pass in B)", self.fixed)):
+        sides = (("regressed (pass in A, fail in B)", self.regressed), ("fixed (fail in A, pass in B)", self.fixed))
+        for title, flips in sides:
             lines += ["", f"{title}: {len(flips)}"]
             for f in flips[:limit]:
                 codes = ", ".join(sorted(set(f.findings_b if f in self.regressed else f.findings_a))) or f.status_b

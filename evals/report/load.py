@@ -16,7 +16,7 @@ from ..data.models import Answer, Finding, Question, RunManifest
 from ..data.registry import Registry
 from ..errors import CitevalError, DataError
 from ..gates.core import load_scores
-from ..runner import load_manifest, load_questions, read_answered
+from ..runner import load_manifest, load_questions
 
 PER_QUESTION = "per_question.jsonl"
 FINDINGS = "findings.jsonl"
@@ -51,8 +51,7 @@ class RunData:
 
     @cached_property
     def answers(self) -> dict[str, Answer]:
-        path = self.run_dir / ANSWERS
-        return read_answered(path) if path.exists() else {}
+        return read_answers(self.run_dir / ANSWERS)
 
     @cached_property
     def findings(self) -> list[Finding]:
@@ -91,6 +90,28 @@ class RunData:
     def question_text(self, question_id: str) -> str | None:
         q = self.questions.get(question_id)
         return q.question if q else None
+
+
+def read_answers(path: Path) -> dict[str, Answer]:
+    """A run's answers without touching the file (runner.read_answered repairs a torn last line
+    in place; a report must not write into a run that may still be running): a last line
+    without its newline is left out."""
+    if not path.exists():
+        return {}
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    if not text.endswith("\n"):
+        lines = lines[:-1]  # torn by a kill or still being written
+    answers: dict[str, Answer] = {}
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            answer = Answer.model_validate(json.loads(line))
+        except (json.JSONDecodeError, ValueError) as exc:
+            raise DataError(path, lineno, f"not an Answer: {exc}") from None
+        answers[answer.question_id] = answer
+    return answers
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:

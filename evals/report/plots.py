@@ -15,13 +15,15 @@ from typing import Any
 
 from matplotlib import rc_context
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 TIER_COLORS = {"all": "#111827", "critical": "#c2410c", "policy": "#2563eb", "reference": "#0d9488"}
 VERDICT_COLORS = {"better": "#15803d", "worse": "#b91c1c", "same": "#6b7280"}
 SERIES = ["#2563eb", "#c2410c", "#0d9488", "#7c3aed", "#ca8a04", "#db2777", "#4b5563", "#0891b2"]
-RC = {
+RC: dict[Any, Any] = {  # Any keys: matplotlib's stubs type rc names as Literal
     "svg.fonttype": "none",  # text stays text: smaller files, crisp in the browser
     "svg.hashsalt": "citeval",  # deterministic ids
+    "text.parse_math": False,  # labels and run ids are untrusted: "$\\frac$" must stay text, not crash mathtext
     "font.size": 9,
     "font.family": ["DejaVu Sans", "sans-serif"],
     "axes.spines.top": False,
@@ -112,6 +114,7 @@ def anchor_levels(levels: Mapping[str, int]) -> Plot | None:
         ax.set_yticks(range(len(order)), order)
         ax.invert_yaxis()
         ax.set_xlim(0, max(counts) * 1.25)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("valid markers to a gold document, by the finest level at which they meet it")
         return _render(fig, "Anchor levels", "Bar chart of anchor levels: " + ", ".join(
             f"{k} {c}" for k, c in zip(order, counts, strict=True)))
@@ -142,6 +145,7 @@ def findings_by_code(by_tier: Mapping[str, Mapping[str, int]]) -> Plot | None:
         ax.set_yticks(range(len(codes)), codes)
         ax.invert_yaxis()
         ax.set_xlim(0, max(left) * 1.12)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("findings")
         ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
         return _render(fig, "Findings by code and tier", "Stacked bars of findings per code, by risk tier")
@@ -179,11 +183,14 @@ def trends(
                 ys = [v for _, v, _ in pts]
                 lo = [v - ci[0] if ci else 0.0 for _, v, ci in pts]
                 hi = [ci[1] - v if ci else 0.0 for _, v, ci in pts]
+                # matplotlib drops legend labels that start with "_"
+                shown = "\u200b" + label if label.startswith("_") else label
                 ax.errorbar(xs, ys, yerr=[lo, hi], fmt="-o", color=color, ecolor=color, elinewidth=1, capsize=2,
-                            ms=4, lw=1.6, label=label, zorder=3)
+                            ms=4, lw=1.6, label=shown, zorder=3)
             ax.set_title(name, fontsize=9, loc="left", color="#111827")
             ax.set_ylim(-0.03, 1.03)
-            ax.set_xticks(range(len(tick_labels)), tick_labels, rotation=35, ha="right", fontsize=7)
+            ax.set_xticks(range(len(tick_labels)), tick_labels, rotation=40, ha="right", fontsize=7,
+                          rotation_mode="anchor")
             ax.grid(axis="y")
         for k in range(len(panels), rows * cols):
             axes[k // cols][k % cols].set_visible(False)
@@ -204,11 +211,11 @@ def deltas(rows: Sequence[tuple[str, float | None, tuple[float, float] | None, s
         fig = Figure(figsize=(7.2, 0.32 * len(kept) + 0.8))
         ax = fig.add_subplot()
         span = 0.05
-        for i, (name, d, ci, verdict) in enumerate(kept):
+        for i, (_, delta, ci, verdict) in enumerate(kept):
+            d = float(delta or 0.0)
             y = len(kept) - 1 - i
             color = VERDICT_COLORS.get(verdict, "#6b7280")
             lo, hi = ci if ci else (d, d)
-            assert d is not None
             ax.errorbar([d], [y], xerr=[[d - lo], [hi - d]], fmt="o", color=color, ecolor=color, capsize=2, ms=4)
             span = max(span, abs(lo), abs(hi), abs(d))
         ax.axvline(0, color="#9ca3af", lw=1)

@@ -31,6 +31,15 @@ from .load import RunData, load_run, now_utc
 from .stats import ALPHA, PASS_DEFINITION, question_passed
 from .views import FINDING_HELP, QuestionView, drilldown, safe_url
 
+# the weekly variants table: short column names, so it fits the page
+VARIANT_COLUMNS = (
+    ("citation_validity", "validity"),
+    ("citation_correctness", "correctness"),
+    ("citation_completeness", "completeness"),
+    ("anchor_accuracy", "anchor"),
+    ("version_correctness", "version"),
+    ("abstention_f1", "abstention F1"),
+)
 HEADLINE = (
     "citation_validity",
     "citation_correctness",
@@ -121,6 +130,12 @@ def _pval(value: Any) -> str:
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
+def _pstat(value: Any) -> str:
+    """'p = 0.125' or 'p < 0.001'."""
+    text = _pval(value)
+    return "p " + text if text.startswith("<") else "p = " + text
+
+
 def _when(value: Any) -> str:
     if isinstance(value, str):
         try:
@@ -150,7 +165,9 @@ def environment() -> jinja2.Environment:
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        env.filters.update(fmt=_fmt, pct=_pct, ci=_ci, signed=_signed, pval=_pval, when=_when, safe_url=safe_url)
+        env.filters.update(
+            fmt=_fmt, pct=_pct, ci=_ci, signed=_signed, pval=_pval, pstat=_pstat, when=_when, safe_url=safe_url
+        )
         env.globals.update(finding_help=FINDING_HELP, alpha=ALPHA, pass_definition=PASS_DEFINITION, tiers=TIERS)
         _ENV = env
     return _ENV
@@ -206,7 +223,7 @@ def _trend(runs: Sequence[RunData]) -> plots.Plot | None:
                 entry = (run.scores.get("metrics") or {}).get(m) or {}
                 point = (i, entry.get("value"), entry.get("ci"))
             values[m].setdefault(run.label, []).append(point)
-    ticks = [f"{r.started_at.astimezone(timezone.utc):%m-%d %H:%M}\n{r.run_id[:18]}" for r in runs]
+    ticks = [r.run_id if len(r.run_id) <= 16 else r.run_id[:15] + "…" for r in runs]
     return plots.trends(values, TREND_METRICS, ticks, labels)
 
 
@@ -272,6 +289,7 @@ def _render(
         trend=_trend(runs),
         variants=variants or [],
         headline=HEADLINE,
+        variant_columns=VARIANT_COLUMNS,
         metric_names=ALL_METRICS,
         per_answer=PER_ANSWER,
         notes=notes,
@@ -373,7 +391,8 @@ def render_weekly(
     start = parse_since(since, now)
     runs, notes = find_runs(root, start, now)
     if not runs:
-        raise DataError(root, None, f"no scored run started between {start:%Y-%m-%d %H:%M} and {now:%Y-%m-%d %H:%M} UTC")
+        window = f"{start:%Y-%m-%d %H:%M} and {now:%Y-%m-%d %H:%M} UTC"
+        raise DataError(root, None, f"no scored run started between {window}")
     config = _gates(gates)
     latest: dict[str, RunData] = {}
     for r in runs:  # time order: the last one per label wins

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -81,6 +82,14 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
     return float(binomtest(a_only, n, 0.5, alternative="two-sided").pvalue)
 
 
+@functools.lru_cache(maxsize=32)
+def _weights(n: int, seed: int) -> np.ndarray:
+    """Bootstrap resample counts (as metrics.py draws them), shared by every metric of a comparison."""
+    w = bootstrap_weights(n, seed, BOOTSTRAP)
+    w.setflags(write=False)
+    return w
+
+
 def _percentile_ci(samples: np.ndarray) -> tuple[float, float] | None:
     finite = samples[np.isfinite(samples)]
     if len(finite) < 0.9 * len(samples) or len(finite) == 0:
@@ -115,7 +124,7 @@ def paired_mean_test(a: np.ndarray, b: np.ndarray, seed: int = SEED) -> PairedTe
         p = float((1 + np.sum(sums >= abs(nonzero.sum()) - eps)) / (PERMUTATIONS + 1))
     ci = None
     if n > 1:
-        w = bootstrap_weights(n, seed, BOOTSTRAP)
+        w = _weights(n, seed)
         ci = _percentile_ci((w @ d) / n)
     return PairedTest(n, float(a.mean()), float(b.mean()), observed, ci, p, method)
 
@@ -188,7 +197,7 @@ def paired_ratio_test(
             p = (1 + hits) / (len(d) + 1)
     ci = None
     if n > 1:
-        w = bootstrap_weights(n, seed, BOOTSTRAP)
+        w = _weights(n, seed)
         tp_a, tp_b = w @ (pa * g), w @ (pb * g)
         gp = w @ g
         boot = stat(tp_b, w @ pb, gp) - stat(tp_a, w @ pa, gp)
