@@ -41,7 +41,8 @@ def mix_table(rows: list[dict]) -> str:
     lines = ["| kind | questions |", "|---|---|"]
     lines += [f"| {kind} | {kinds[kind]} |" for kind in KINDS]
     lines += [f"| **all questions** | **{len(rows)}** |", "", "| risk tier | questions |", "|---|---|"]
-    lines += [f"| {tier} | {tiers[tier]} ({tiers[tier] / len(rows):.0%}) |" for tier in ("critical", "policy", "reference")]
+    for tier in ("critical", "policy", "reference"):
+        lines.append(f"| {tier} | {tiers[tier]} ({tiers[tier] / len(rows):.0%}) |")
     return "\n".join(lines)
 
 
