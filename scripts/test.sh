@@ -21,5 +21,9 @@ if [ -n "${CI:-}" ]; then
   export CITEVAL_REQUIRE_LABEL_STUDIO=1 CITEVAL_REQUIRE_BROWSER=1
 fi
 
+# lint and types first: cheap, and a failure here is a defect like any other
+python3 -m ruff check .
+python3 -m mypy evals
+
 python3 -m pytest "$@"
 # pytest exits 5 when it collected no test; set -e already turns that into a failure.

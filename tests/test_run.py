@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from cli import app
 from evals import RunOptions, resume_run, start_run
 from evals.backends import anthropic_to_answer, redact_spec
-from evals.errors import DataError, UsageError
+from evals.errors import UsageError
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "datasets" / "demo"
