@@ -55,7 +55,10 @@ def claim_quotes(claim: Claim) -> list[str]:
 
 
 def is_substantive(text: str) -> bool:
-    """A claim worth a citation: two content words or a number ("Да." or "Итак:" are not)."""
+    """A claim worth a citation: two content words or a number, and not a lead-in ending in a
+    colon ("Да.", "Итак:" and "По действующим документам:" need no marker)."""
+    if text.rstrip().endswith(":"):
+        return False
     return len(content_tokens(text)) >= 2 or bool(extract_numbers(text))
 
 

@@ -198,3 +198,18 @@ def test_sigkill_three_times_then_identical_to_uninterrupted(tmp_path):
     subprocess.run([*cmd[:3], "--resume", str(run_dir)], check=True, env=env, capture_output=True)
     final = sorted((run_dir / "answers.jsonl").read_text(encoding="utf-8").splitlines())
     assert final == reference
+
+
+def test_bundled_anthropic_sample_replays_clean(tmp_path):
+    """datasets/demo/answers/anthropic-sample.jsonl: six Claude-format answers with char_location
+    citations into the editions' full texts; every citation must check out."""
+    from evals import score_run
+
+    run = start_run(DEMO, f"replay:{DEMO / 'answers' / 'anthropic-sample.jsonl'}", out=tmp_path, run_id="a").run_dir
+    scores = score_run(run, judge="none").scores
+    answered = [json.loads(x) for x in (run / "answers.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sum(a["status"] == "answered" for a in answered) == 6
+    assert scores["metrics"]["citation_validity"] == {"value": 1.0, "ci": [1.0, 1.0], "n": 6}
+    assert scores["metrics"]["quote_exactness"]["value"] == 1.0
+    # the other 136 demo questions have no recorded answer: errors, never abstentions
+    assert scores["findings"] == {"BACKEND_ERROR": 136}
