@@ -213,3 +213,37 @@ def test_bundled_anthropic_sample_replays_clean(tmp_path):
     assert scores["metrics"]["quote_exactness"]["value"] == 1.0
     # the other 136 demo questions have no recorded answer: errors, never abstentions
     assert scores["findings"] == {"BACKEND_ERROR": 136}
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_cleanly_and_resume_finishes(tmp_path):
+    ds = write_dataset(tmp_path / "ds")
+    many_questions(ds, 60)
+    (tmp_path / "slowmod.py").write_text(
+        "import time\n"
+        "def answer(payload):\n"
+        "    time.sleep(0.05)\n"
+        "    return {'status': 'abstained', 'abstain_reason': payload['question_id']}\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "CI": "true"}
+    cmd = [sys.executable, str(ROOT / "cli.py"), "run", str(ds), "--backend", "python:slowmod:answer",
+           "--concurrency", "1", "--out", str(tmp_path / "runs"), "--run-id", "c"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    answers = tmp_path / "runs" / "c" / "answers.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not (answers.exists() and answers.read_bytes().count(b"\n") >= 10):
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "resume with --resume" in err and "Traceback" not in err
+    kept = answers.read_text(encoding="utf-8").splitlines()
+    assert 10 <= len(kept) < 60 and all(json.loads(line)["status"] == "abstained" for line in kept)
+    manifest = json.loads((tmp_path / "runs" / "c" / "manifest.json").read_text())
+    assert manifest["options"]["status"] == "interrupted"
+    done = subprocess.run([*cmd[:3], "--resume", str(tmp_path / "runs" / "c")], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    ids = [json.loads(line)["question_id"] for line in answers.read_text(encoding="utf-8").splitlines()]
+    assert sorted(ids) == [f"q{i:02d}" for i in range(60)]
