@@ -63,9 +63,13 @@ def _explicit(answer: Answer) -> Answer:
     return copy
 
 
-def _first_cited(answer: Answer) -> tuple[Claim, Evidence] | None:
+def _first_cited(answer: Answer, substantive: bool = False) -> tuple[Claim, Evidence] | None:
+    """The first (claim, evidence) the answer cites; with substantive, only claims worth a
+    citation count (a lead-in such as "Виды обучения:" losing its marker is no fault)."""
     evidence = {e.evidence_id: e for e in answer.evidence}
     for claim in answer.claims:
+        if substantive and not is_substantive(claim.text):
+            continue
         for evidence_id in claim.evidence_ids:
             if evidence_id in evidence:
                 return claim, evidence[evidence_id]
@@ -118,10 +122,10 @@ def _edition_chunk(
 CitedChange = Callable[[Answer, Claim, Evidence, Question, Registry, datetime], "str | None"]
 
 
-def _on_first_citation(kind: str, change: CitedChange) -> Fault:
+def _on_first_citation(kind: str, change: CitedChange, substantive: bool = False) -> Fault:
     def fault(answer: Answer, question: Question, registry: Registry, asked_at: datetime) -> Answer | None:
         out = _explicit(answer)
-        found = _first_cited(out)
+        found = _first_cited(out, substantive)
         if found is None:
             return None
         what = change(out, found[0], found[1], question, registry, asked_at)
@@ -237,7 +241,7 @@ def _uncited_claim(
 def merged_claims(answer: Answer, question: Question, registry: Registry, asked_at: datetime) -> Answer | None:
     out = _explicit(answer)
     cited = [c for c in out.claims if c.evidence_ids]
-    if len(cited) >= 2:
+    if len(cited) >= 2 and is_substantive(cited[0].text):
         first, last = cited[0], cited[-1]
         last.evidence_ids = list(dict.fromkeys(first.evidence_ids + last.evidence_ids))
         first.evidence_ids = []
@@ -298,7 +302,7 @@ FAULTS: dict[str, Fault] = {
     "unsafe_link": _on_first_citation("unsafe_link", _set_link(lambda e, r: "javascript:alert(document.cookie)")),
     "redirect_link": _on_first_citation("redirect_link", _set_link(_redirect)),
     "leaked_text_link": _on_first_citation("leaked_text_link", _set_link(_leak)),
-    "uncited_claim": _on_first_citation("uncited_claim", _uncited_claim),
+    "uncited_claim": _on_first_citation("uncited_claim", _uncited_claim, substantive=True),
     "merged_claims": merged_claims,
     "wrong_page": _on_first_citation("wrong_page", _wrong_page),
     "answered_instead_of_abstaining": answered_instead_of_abstaining,
