@@ -419,22 +419,21 @@ def scores_document(scores: Sequence[AnswerScore], seed: int = SEED) -> dict[str
     return {
         "n_questions": len(scores),
         "metrics": aggregate(scores, seed),
-        "by_tier": {
-            t: {
-                "n": sum(s.risk_tier == t for s in scores),
-                "metrics": aggregate([s for s in scores if s.risk_tier == t], seed),
-            }
-            for t in tiers
-        },
-        "by_tag": {
-            t: {"n": sum(t in s.tags for s in scores), "metrics": aggregate([s for s in scores if t in s.tags], seed)}
-            for t in tags
-        },
+        "by_tier": {t: _breakdown([s for s in scores if s.risk_tier == t], seed) for t in tiers},
+        "by_tag": {t: _breakdown([s for s in scores if t in s.tags], seed) for t in tags},
         "anchor_level": {k: levels.get(k, 0) for k in ("document", "section", "page", "char")},
         "findings": dict(sorted(findings.items())),
         "findings_by_tier": findings_by_tier,
         "cost": cost,
     }
+
+
+def _breakdown(subset: Sequence[AnswerScore], seed: int) -> dict[str, Any]:
+    """One tier's or tag's metrics. Each metric stands both at the top of the entry, mirroring
+    `metrics.<name>` (by_tier.critical.citation_validity), and under `metrics`, so either
+    reading of DESIGN 6 finds it."""
+    metrics = aggregate(subset, seed)
+    return {"n": len(subset), **metrics, "metrics": metrics}
 
 
 def question_index(questions: Iterable[Question]) -> dict[str, Question]:

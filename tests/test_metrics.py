@@ -155,3 +155,13 @@ def test_gold_anchor_levels(registry):
     # E1 holds the gold quote (char); E2 is another page under the same heading "Обучение" (section)
     assert sorted(s.anchor_levels) == ["char", "section"]
     assert s.values["anchor_accuracy"] == 0.5
+
+
+def test_breakdowns_mirror_the_metrics_block():
+    a = AnswerScore(question_id="a", risk_tier="critical", tags=["numeric"], status="answered")
+    a.values = {"citation_validity": 0.5, "error_rate": 0.0}
+    doc = scores_document([a])
+    tier = doc["by_tier"]["critical"]
+    assert tier["n"] == 1 and tier["citation_validity"]["value"] == 0.5
+    assert tier["metrics"]["citation_validity"] == tier["citation_validity"]
+    assert doc["by_tag"]["numeric"]["citation_validity"]["value"] == 0.5
