@@ -7,44 +7,21 @@ CITEVAL_REQUIRE_BROWSER is unset; CI sets it, so there a missing browser fails t
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 import pytest
+from browser import CHROMIUM, CHROMIUM_ARGS, need_chromium
 from test_report import NOW, payload_runs
 
 from evals.report import render_report
 
-CHROMIUM = Path(os.environ.get("CITEVAL_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 REPO = Path(__file__).resolve().parent.parent
-
-
-def need_browser() -> None:
-    required = bool(os.environ.get("CITEVAL_REQUIRE_BROWSER"))
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        if required:
-            pytest.fail("playwright is not installed (pip install playwright; chromium comes from apt)")
-        pytest.skip("playwright is not installed; set CITEVAL_REQUIRE_BROWSER=1 to make this a failure")
-    if not CHROMIUM.exists():
-        if required:
-            pytest.fail(f"{CHROMIUM} is missing (apt-get install -y chromium)")
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install -y chromium); set CITEVAL_REQUIRE_BROWSER=1 to fail")
 
 
 @pytest.mark.slow
 def test_report_in_headless_chromium(tmp_path: Path) -> None:
-    need_browser()
+    need_chromium()
     from playwright.sync_api import sync_playwright
 
     runs = payload_runs(tmp_path)

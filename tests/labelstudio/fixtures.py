@@ -15,19 +15,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import browser
 import pytest
+from browser import CHROMIUM, CHROMIUM_ARGS  # noqa: F401 - re-exported for the UI test
 
 from . import server as S
-
-CHROMIUM = Path(os.environ.get("CITEVAL_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def required() -> bool:
@@ -86,16 +78,7 @@ def ls_env(ls_server: S.LabelStudioServer, monkeypatch: pytest.MonkeyPatch) -> S
 
 
 def need_chromium() -> None:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        if required():
-            pytest.fail("playwright is not installed (pip install playwright; Chromium comes from apt)")
-        pytest.skip("playwright is not installed (pip install playwright)")
-    if not CHROMIUM.exists():
-        if required():
-            pytest.fail(f"{CHROMIUM} is missing (apt-get install -y chromium)")
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install -y chromium)")
+    browser.need_chromium(required=required())
 
 
 def keep_screenshot(path: Path) -> Path:
