@@ -266,7 +266,7 @@ def score_answer(
         why["number_support"] = "no claim carries a number"
 
     integrity = [f for f in check.findings if f.code not in ("SHOULD_HAVE_ABSTAINED", "UNNEEDED_ABSTENTION")]
-    has_labels = any(k[0] == q.question_id and k[3] == "support" for k in labels)
+    has_labels = any((q.question_id, m.claim_id, m.evidence_id, "support") in labels for m in markers)
     if integrity or check.question.gold and check.question.gold.should_abstain:
         s.accepted = False
     elif has_labels:

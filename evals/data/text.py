@@ -231,13 +231,14 @@ class NumberMention:
 
 
 def _canonical_decimal(raw: str) -> str | None:
+    if raw.isdigit():  # the common case, without Decimal: "012" → "12"
+        return raw.lstrip("0") or "0"
     digits = re.sub(_SPACE, "", raw).replace(",", ".")
     try:
         value = Decimal(digits)
     except InvalidOperation:
         return None
-    text = format(value.normalize(), "f")
-    return text
+    return format(value.normalize(), "f")
 
 
 def _month_number(word: str) -> int:
