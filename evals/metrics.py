@@ -4,14 +4,14 @@ questions, by risk tier and by tag. A value that cannot be computed is null with
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from .checks import AnswerCheck, MarkerCheck
-from .data.models import Judgment, Question
+from .data.models import Judgment
 from .data.registry import Registry
 from .data.text import normalize
 
@@ -434,7 +434,3 @@ def _breakdown(subset: Sequence[AnswerScore], seed: int) -> dict[str, Any]:
     reading of DESIGN 6 finds it."""
     metrics = aggregate(subset, seed)
     return {"n": len(subset), **metrics, "metrics": metrics}
-
-
-def question_index(questions: Iterable[Question]) -> dict[str, Question]:
-    return {q.question_id: q for q in questions}

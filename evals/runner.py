@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from ._version import __version__
 from .backends import BaseBackend, error_answer, make_backend, redact_spec
-from .data.jsonl import dump_line, iter_json_lines, read_questions, validation_errors, write_json_atomic
+from .data.jsonl import dump_line, iter_json_lines, questions_file, read_questions, validation_errors, write_json_atomic
 from .data.models import Answer, DatasetRef, Question, RunManifest
 from .data.registry import Registry
 from .errors import CitevalError, DataError, UsageError
@@ -91,10 +91,10 @@ def file_sha256(*paths: Path) -> str:
 
 
 def questions_path(dataset: Path) -> Path:
-    for name in ("questions.jsonl", "questions.csv", "questions.parquet"):
-        if (dataset / name).exists():
-            return dataset / name
-    raise DataError(dataset / "questions.jsonl", None, "file not found (is this a dataset folder?)")
+    path = questions_file(dataset)
+    if not path.exists():
+        raise DataError(path, None, "file not found (is this a dataset folder?)")
+    return path
 
 
 def load_questions(dataset: Path) -> list[Question]:

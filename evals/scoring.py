@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from ._version import __version__
+from .agreement.io import read_judgments as read_checked_judgments
 from .checks import AnswerCheck, check_answer, strip_markers
-from .data.jsonl import read_jsonl, write_json_atomic, write_jsonl_atomic
+from .data.jsonl import write_json_atomic, write_jsonl_atomic
 from .data.models import Answer, Judgment, Question
 from .data.registry import Registry
 from .errors import DataError, UsageError
@@ -51,9 +52,8 @@ class ScoreResult:
 
 
 def read_judgments(path: Path) -> list[Judgment]:
-    if not path.exists():
-        return []
-    return [j for _, j in read_jsonl(path, Judgment)]
+    """The run's labels so far (none before the first judge or review round)."""
+    return read_checked_judgments(path) if path.exists() else []
 
 
 def load_run(run_dir: Path) -> tuple[Any, Registry, list[Question], dict[str, Answer]]:

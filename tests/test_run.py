@@ -247,3 +247,14 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes(tmp_path):
     assert done.returncode == 0, done.stderr
     ids = [json.loads(line)["question_id"] for line in answers.read_text(encoding="utf-8").splitlines()]
     assert sorted(ids) == [f"q{i:02d}" for i in range(60)]
+
+
+@pytest.mark.parametrize("spec,url", [
+    ("http:https://bot.example/answer", "https://bot.example/answer"),
+    ("https://bot.example/answer", "https://bot.example/answer"),
+    ("http://127.0.0.1:9/answer", "http://127.0.0.1:9/answer"),
+])
+def test_http_spec_forms(spec, url):
+    from evals.backends import make_backend
+
+    assert make_backend(spec).url == url

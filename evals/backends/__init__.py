@@ -39,10 +39,10 @@ def make_backend(
         if not path.exists() and dataset is not None and (dataset / rest).exists():
             path = dataset / rest
         return ReplayBackend(path)
-    if kind == "http" and rest:
-        return HttpBackend(rest, timeout=timeout, retries=retries, concurrency=concurrency)
-    if kind in ("https",):  # "http:https://…" is the documented form; accept a bare https URL too
-        return HttpBackend(spec, timeout=timeout, retries=retries, concurrency=concurrency)
+    if kind in ("http", "https") and rest:
+        # "http:https://host/x" is the documented form; a bare "https://host/x" works too
+        url = spec if rest.startswith("//") else rest
+        return HttpBackend(url, timeout=timeout, retries=retries, concurrency=concurrency)
     if kind == "python" and rest:
         return PythonBackend(rest)
     if kind == "faults" and rest:

@@ -160,6 +160,15 @@ def write_json_atomic(path: Path | str, obj: Any) -> None:
 
 # --- questions from tables -----------------------------------------------------------
 
+QUESTION_FILES = ("questions.jsonl", "questions.csv", "questions.parquet")
+
+
+def questions_file(dataset: Path | str) -> Path:
+    """The dataset's questions file (JSONL, CSV or Parquet); questions.jsonl when none exists."""
+    root = Path(dataset)
+    return next((root / name for name in QUESTION_FILES if (root / name).exists()), root / QUESTION_FILES[0])
+
+
 _JSON_COLUMNS = ("user", "gold", "tags")
 _LIST_SEPARATOR = ";"
 

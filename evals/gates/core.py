@@ -433,6 +433,13 @@ def _check(rule: Rule, value: float) -> str | None:
     return None
 
 
+def _no_value(outcome: RuleOutcome, rule: Rule, message: str) -> RuleOutcome:
+    """A rule with nothing to compare fails, or is skipped when it says allow_null."""
+    outcome.status = "skip" if rule.allow_null else "fail"
+    outcome.message = message + (" (allowed by allow_null)" if rule.allow_null else "")
+    return outcome
+
+
 def _evaluate_rule(rule: Rule, scores: Mapping[str, Any]) -> RuleOutcome:
     if rule.is_count:
         code = rule.key[len(FINDINGS_PREFIX):]
@@ -456,21 +463,12 @@ def _evaluate_rule(rule: Rule, scores: Mapping[str, Any]) -> RuleOutcome:
     n = entry.get("n")
     base = RuleOutcome(rule, "pass", observed=None if value is None else float(value), ci=ci_t, n=n)
     if value is None:
-        reason = entry.get("reason") or "the metric has no value"
-        base.message = f"no value: {reason}"
-        base.status = "skip" if rule.allow_null else "fail"
-        if rule.allow_null:
-            base.message += " (allowed by allow_null)"
-        return base
+        return _no_value(base, rule, f"no value: {entry.get('reason') or 'the metric has no value'}")
     checks: list[tuple[str, float]] = []
     if rule.compare == "lower":
         if ci_t is None:
             reason = entry.get("ci_reason") or "no interval"
-            base.message = f"no value: no interval for compare = \"lower\" ({reason})"
-            base.status = "skip" if rule.allow_null else "fail"
-            if rule.allow_null:
-                base.message += " (allowed by allow_null)"
-            return base
+            return _no_value(base, rule, f"no value: no interval for compare = \"lower\" ({reason})")
         if rule.min is not None:
             checks.append(("lower bound", ci_t[0]))
         if rule.max is not None:
