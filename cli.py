@@ -19,6 +19,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 import evals
+from evals.bootstrap import RESAMPLES, SEED
 from evals.errors import CitevalError
 
 app = typer.Typer(
@@ -32,6 +33,8 @@ data_app = typer.Typer(help="Check and build datasets.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
 label_app = typer.Typer(help="Review rounds in Label Studio: push answers, pull labels.", no_args_is_help=True)
 app.add_typer(label_app, name="label")
+quotes_app = typer.Typer(help="Verbatim quotes: which matcher places each cited quote best.", no_args_is_help=True)
+app.add_typer(quotes_app, name="quotes")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -150,6 +153,8 @@ def data_validate(
     if output is OutputFormat.json:
         _print_json(report.to_json(limit=limit))
     elif report.ok:
+        for warning in report.warnings[:limit]:
+            typer.echo(f"warning: {warning}", err=True)
         typer.echo(report.summary())
     else:
         for problem in report.problems[:limit]:
@@ -165,12 +170,47 @@ def data_validate(
 @data_app.command("ingest")
 @handles_errors
 def data_ingest(
-    sources: Annotated[Path, typer.Argument(help="Folder with manifest.toml and Markdown editions.")],
+    sources: Annotated[Path, typer.Argument(help="Folder with manifest.toml and editions (Markdown, PDF, JSON).")],
     out: Annotated[Path, typer.Option("--out", help="Registry folder to write, e.g. DATASET/registry.")],
 ) -> None:
-    """Build a registry (documents, editions, chunks, texts) from Markdown sources."""
+    """Build a registry (documents, editions, chunks, texts) from Markdown, PDF or DoclingDocument sources."""
     result = evals.ingest(sources, out)
+    for version_id in result.without_pages:
+        typer.echo(f"warning: {version_id}: no page information (pages_known: false)", err=True)
     typer.echo(f"{result.out}: {result.documents} documents, {result.editions} editions, {result.chunks} chunks")
+
+
+import_app = typer.Typer(help="Turn a system's own logs into a replay file.", no_args_is_help=True)
+data_app.add_typer(import_app, name="import")
+
+
+@import_app.command("anthropic")
+@handles_errors
+def data_import_anthropic(
+    logs: Annotated[list[Path], typer.Argument(help="Log files or folders (*.jsonl, *.json) of Anthropic calls.")],
+    dataset: Annotated[Path, typer.Option("--dataset", help="Dataset whose questions the logs answer.")],
+    out: Annotated[Path, typer.Option("--out", help="Replay file to write (answers.jsonl).")],
+    prices: Annotated[Path | None, typer.Option(help="Price table overriding the shipped one (JSON).")] = None,
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    """Bot logs of Anthropic responses, streams or flat citation lists → a replay file."""
+    from evals.backends.anthropic_logs import import_anthropic_logs
+    from evals.backends.prices import PriceTable
+
+    report = import_anthropic_logs(logs, dataset, out, prices=PriceTable.load(prices))
+    if output is OutputFormat.json:
+        _print_json(report.to_json())
+        return
+    summary = report.to_json()
+    for line in report.matcher_attached:
+        typer.echo(f"{line.source}: {line.question_id}: citations attached by matcher (flat citation list)")
+    for line in report.unmatched:
+        typer.echo(f"{line.source}: not imported: {line.reason}", err=True)
+    typer.echo(
+        f"{out}: {summary['written']} answer(s) ({summary['matched_by_id']} matched by id, "
+        f"{summary['matched_by_text']} by question text; {summary['lossless']} lossless, "
+        f"{len(summary['matcher_attached'])} matcher-attached); {len(report.unmatched)} line(s) not imported"
+    )
 
 
 @app.command("run")
@@ -201,34 +241,25 @@ def run(
                 dataset, backend or "reference", out=out, run_id=run_id, options=options, on_progress=progress
             )
     typer.echo(f"{result.run_dir}: {result.answered}/{result.total} answered, {result.errors} error(s)")
+    _require_backend_answered(result)
 
 
-def _metrics_table(scores: dict[str, Any], title: str) -> None:
-    """Metrics as rows, overall and per risk tier as columns: value [95 % CI]."""
-    from rich.console import Console
-    from rich.table import Table
+def _require_backend_answered(result: Any) -> None:
+    """Exit 3 when the backend failed on every question (DESIGN 7)."""
+    from evals.outside import backend_failure
 
-    tiers = [t for t in ("critical", "policy", "reference") if t in scores.get("by_tier", {})]
-    table = Table(title=title)
-    table.add_column("metric")
-    table.add_column(f"all (n={scores['n_questions']})", justify="right")
-    for tier in tiers:
-        table.add_column(f"{tier} (n={scores['by_tier'][tier]['n']})", justify="right")
+    failure = backend_failure(result.run_dir, result.total, result.errors)
+    if failure is not None:
+        raise failure
 
-    def cell(m: dict[str, Any]) -> str:
-        if m["value"] is None:
-            return "—"
-        ci = f" [{m['ci'][0]:.2f}, {m['ci'][1]:.2f}]" if m.get("ci") else ""
-        return f"{m['value']:.3f}{ci}"
 
-    for name, m in scores["metrics"].items():
-        table.add_row(name, cell(m), *(cell(scores["by_tier"][t]["metrics"][name]) for t in tiers))
-    Console(width=max(120, Console().width)).print(table)
-    missing = {name: m["reason"] for name, m in scores["metrics"].items() if m["value"] is None and m.get("reason")}
-    for name, reason in missing.items():
-        typer.echo(f"  {name}: {reason}")
-    if scores.get("findings"):
-        typer.echo("findings: " + ", ".join(f"{code} {n}" for code, n in scores["findings"].items()))
+def _require_judged(judge: str, scores: Any, ragas: bool) -> None:
+    """Exit 3 when `--judge llm` or `--ragas` was asked and that service judged nothing."""
+    from evals.outside import judge_failure
+
+    failure = judge_failure(judge, scores, ragas=ragas)
+    if failure is not None:
+        raise failure
 
 
 def _llm(model: str | None, base_url: str | None, provider: str, key_env: str | None) -> Any:
@@ -255,9 +286,10 @@ def score(
     llm = _llm(llm_model, llm_base_url, llm_provider, llm_key_env)
     result = evals.score_run(run_dir, judge=judge, llm=llm, ragas=ragas)
     if output is OutputFormat.json:
-        _print_json(result.scores)
+        _print_json(result.scores.to_json())
     else:
-        _metrics_table(result.scores, f"{result.run_dir}")
+        typer.echo(result.to_text(), nl=False)
+    _require_judged(judge, result.scores, ragas)
 
 
 @app.command("selftest")
@@ -276,6 +308,52 @@ def selftest(
         typer.echo(report.to_markdown())
     if not report.ok:
         raise typer.Exit(1)
+
+
+@app.command("probe")
+@handles_errors
+def probe(
+    dataset: Annotated[Path | None, typer.Argument(help="Dataset folder to generate probe questions from.")] = None,
+    backend: Annotated[
+        str | None, typer.Option(help="Backend SPEC (default: reference; with --resume: the run's own).")
+    ] = None,
+    kinds: Annotated[
+        str | None, typer.Option(help="Comma-separated kinds (default: all; see README 'Running the management test').")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="At most N questions of each kind.")] = None,
+    out: OutOpt = Path("runs"),
+    run_id: RunIdOpt = None,
+    label: LabelOpt = None,
+    concurrency: ConcurrencyOpt = 8,
+    timeout: TimeoutOpt = 60.0,
+    retries: RetriesOpt = 2,
+    gates: GatesOpt = None,
+    resume: Annotated[Path | None, typer.Option(help="Finish this interrupted probe run folder.")] = None,
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    """Ask the system generated probe questions (DESIGN 10); exit 1 when a kind's decorative rate
+    is above the gates file's [probe] bound, 3 when the backend failed."""
+    from evals.probe import probe_markdown, resume_probe, run_probe
+
+    options = evals.RunOptions(concurrency=concurrency, timeout=timeout, retries=retries, label=label)
+    with _Progress() as progress:
+        if resume is not None:
+            result = resume_probe(resume, backend_spec=backend, gates=gates, on_progress=progress)
+        elif dataset is None:
+            raise evals.UsageError("give a DATASET (or --resume RUN_DIR)")
+        else:
+            result = run_probe(
+                dataset, backend or "reference", kinds=kinds, limit=limit, out=out, run_id=run_id, options=options,
+                gates=gates, on_progress=progress,
+            )
+    if output is OutputFormat.json:
+        _print_json(result.document)
+    else:
+        typer.echo(f"{result.run_dir}: {len(result.cases)} probe question(s)")
+        typer.echo(probe_markdown(result.document, [c.to_json() for c in result.cases]))
+    if result.errors:
+        typer.echo(f"error: the backend failed on {result.errors} probe question(s); see {result.run_dir}", err=True)
+    raise typer.Exit(result.exit_code)
 
 
 @app.command("eval")
@@ -302,17 +380,17 @@ def eval_(
     ] = None,
 ) -> None:
     """Run + score + gate + report: the one command for CI and first use; exits with the gate's code."""
-    from evals.gates import load_gates
+    from evals.evaluate import evaluate
 
-    gate_config = load_gates(gates)  # a bad gates file stops before the backend runs
     options = evals.RunOptions(concurrency=concurrency, limit=limit, timeout=timeout, retries=retries, label=label)
-    with _Progress() as progress:
-        result = evals.start_run(dataset, backend, out=out, run_id=run_id, options=options, on_progress=progress)
-    typer.echo(f"{result.run_dir}: {result.answered}/{result.total} answered, {result.errors} error(s)")
     llm = _llm(llm_model, llm_base_url, llm_provider, llm_key_env)
-    scored = evals.score_run(result.run_dir, judge=judge, llm=llm, ragas=ragas)
-    _metrics_table(scored.scores, str(result.run_dir))
-    _gate_and_report(result.run_dir, gate_config, report_out)
+    with _Progress() as progress:
+        result = evaluate(
+            dataset, backend, gates=gates, report=report_out, out=out, run_id=run_id, options=options, judge=judge,
+            llm=llm, ragas=ragas, on_progress=progress,
+        )
+    typer.echo(result.to_text(), nl=False)
+    raise typer.Exit(result.exit_code)
 
 
 @app.command("agree")
@@ -324,8 +402,8 @@ def agree(
     adjudicate: Annotated[
         Path | None, typer.Option("--adjudicate", help="JSONL of resolved labels to append as source 'adjudicated'.")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
-    resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = SEED,
+    resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = RESAMPLES,
     limit: Annotated[int, typer.Option(help="Show at most this many disagreements per field.")] = 20,
 ) -> None:
     """Inter-rater agreement of the human raters per field; writes agreement.json into a run."""
@@ -450,18 +528,6 @@ def label_pull(
 
 # --- gate, report, compare (DESIGN 7) ------------------------------------------------------
 
-def _gate_and_report(run_dir: Path, gate_config: Any, report_out: Path | None) -> None:
-    """The end of `eval`: gate (junit.xml in the run), render the report, exit with the gate's code."""
-    from evals.gates import run_gate
-    from evals.report import render_report
-
-    result = run_gate(run_dir, gate_config, junit=run_dir / "junit.xml")
-    typer.echo(result.to_text(), nl=False)
-    report = render_report([run_dir], report_out, gates=gate_config)
-    typer.echo(f"report: {report.path}")
-    raise typer.Exit(result.exit_code)
-
-
 @app.command("gate")
 @handles_errors
 def gate(
@@ -471,17 +537,48 @@ def gate(
     summary: Annotated[
         Path | None, typer.Option("--summary", help="Write a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY).")
     ] = None,
+    baseline: Annotated[
+        Path | None, typer.Option("--baseline", help="Baseline run folder or bundle for the \\[baseline] rules.")
+    ] = None,
     output: FormatOpt = OutputFormat.text,
 ) -> None:
-    """Apply the per-tier gates to a scored run: exit 0 when every rule holds, 1 when one fails."""
+    """Apply the per-tier gates to a scored run (and the baseline rules against --baseline): exit 0 when
+    every rule holds, 1 when one fails."""
     from evals.gates import run_gate
 
-    result = run_gate(run_dir, gates, junit=junit, summary=summary)
+    result = run_gate(run_dir, gates, baseline=baseline, junit=junit, summary=summary)
     if output is OutputFormat.json:
         _print_json(result.to_json())
     else:
         typer.echo(result.to_text(), nl=False)
     raise typer.Exit(result.exit_code)
+
+
+@app.command("bundle")
+@handles_errors
+def bundle(
+    run_dir: Annotated[Path, typer.Argument(help="Scored run folder.")],
+    out: Annotated[Path, typer.Option("--out", help="Bundle to write, e.g. run.tar.gz.")],
+) -> None:
+    """Pack a scored run into one portable .tar.gz (no secrets) for `citeval gate --baseline`."""
+    from evals.bundle import write_bundle
+
+    typer.echo(write_bundle(run_dir, out).to_text(), nl=False)
+
+
+@app.command("init")
+@handles_errors
+def init(
+    folder: Annotated[Path, typer.Argument(help="New dataset folder to create.")],
+    from_markdown: Annotated[
+        Path | None, typer.Option("--from-markdown", help="Build the registry from this folder (citeval data ingest).")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Write into a folder that is not empty.")] = False,
+) -> None:
+    """A skeleton dataset to fill in: registry, questions, replay answers, a commented gates file, a README."""
+    from evals.init import init_dataset
+
+    typer.echo(init_dataset(folder, from_markdown=from_markdown, force=force).to_text(), nl=False)
 
 
 @app.command("report")
@@ -537,6 +634,33 @@ def compare(
         _print_json(result.to_json())
     else:
         typer.echo(result.to_text(limit=limit), nl=False)
+
+
+@quotes_app.command("eval")
+@handles_errors
+def quotes_eval(
+    path: Annotated[Path, typer.Argument(help="A quotes file, or a dataset (its quotes/*.jsonl).")],
+    matcher: Annotated[str, typer.Option(help="NAME[,NAME…], python:module:function, or all.")] = "all",
+    threshold: Annotated[float | None, typer.Option(help="One threshold for every matcher (default: each its own).")] = None,
+    sweep: Annotated[bool, typer.Option("--sweep", help="Metrics over a range of thresholds.")] = False,
+    tune: Annotated[bool, typer.Option("--tune", help="Tune thresholds on part of the answers, report the held-out rest.")] = False,
+    out: Annotated[Path | None, typer.Option(help="Folder for quotes.json and placements.jsonl.")] = None,
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    """Place each citation's quote in its answer with each matcher; score against gold (DESIGN 9)."""
+    from evals.quotes import evaluate_path
+    from evals.quotes.render import summary_tables
+
+    evaluation = evaluate_path(path, matcher, threshold, sweep=sweep, tune=tune)
+    if out is not None:
+        evaluation.write(out)
+    doc = evaluation.summary()
+    if output is OutputFormat.json:
+        _print_json(doc)
+    else:
+        from rich.console import Console
+
+        Console(width=200 if not sys.stdout.isatty() else None).print(*summary_tables(doc))
 
 
 if __name__ == "__main__":  # `python cli.py …`

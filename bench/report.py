@@ -24,7 +24,8 @@ from evals.data.registry import Registry
 from evals.faults import FAULT_KINDS, apply_fault
 from evals.report import render_report, render_weekly
 from evals.report.load import clear_caches
-from evals.runner import load_manifest, load_questions, read_answered
+from evals.data.jsonl import load_questions
+from evals.runfolder import load_manifest, read_answers
 
 DEMO = Path(__file__).resolve().parent.parent / "datasets" / "demo"
 
@@ -49,7 +50,7 @@ def build_runs(root: Path, n_runs: int, n_questions: int) -> list[Path]:
     ds = build_dataset(root, n_questions)
     base = start_run(ds, "reference", out=root / "base", run_id="reference").run_dir
     manifest = load_manifest(base)
-    answers = read_answered(base / "answers.jsonl")
+    answers = read_answers(base / "answers.jsonl")
     questions = {q.question_id: q for q in load_questions(ds)}
     registry = Registry.load(ds)
     runs = []

@@ -3,20 +3,16 @@
 The public API is re-exported here; modules under evals/ hold the implementation.
 """
 
-import os as _os
-
-# ragas and friends phone home unless told not to; citeval is offline by default.
-_os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
-_os.environ.setdefault("DO_NOT_TRACK", "1")
-_os.environ.setdefault("HF_HUB_OFFLINE", "1")
-_os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
-
-from ._version import __version__  # noqa: E402
-from .data import *  # noqa: E402,F403
-from .data import __all__ as _data_all  # noqa: E402
-from .errors import BackendError, CitevalError, DataError, DatasetInvalid, UsageError  # noqa: E402
-from .runner import RunInterrupted, RunOptions, RunProgress, RunResult, load_manifest, resume_run, start_run  # noqa: E402
-from .scoring import ScoreResult, score_run  # noqa: E402
+# Nothing here touches the environment: the offline settings of the judge stack (ragas, the
+# Hugging Face hub) are set where ragas is imported (evals.judges.faithfulness).
+from ._version import __version__
+from .data import *  # noqa: F403
+from .data import __all__ as _data_all
+from .errors import BackendError, CitevalError, DataError, DatasetInvalid, UsageError
+from .runfolder import RunFolder, load_manifest
+from .runner import RunInterrupted, RunOptions, RunProgress, RunResult, resume_run, start_run
+from .scores import MetricEntry, QuestionScore, Scores
+from .scoring import ScoreResult, score_run
 
 # Stages with heavy imports (numpy statistics, matplotlib, the Label Studio SDK) load on first use.
 _LAZY = {
@@ -27,6 +23,9 @@ _LAZY = {
     "run_gate": "gates",
     "GateConfig": "gates",
     "GateResult": "gates",
+    "write_bundle": "bundle",
+    "open_run": "bundle",
+    "init_dataset": "init",
     "render_report": "report",
     "render_weekly": "report",
     "compare_runs": "report",
@@ -35,7 +34,10 @@ _LAZY = {
     "OfflineJudge": "judges",
     "judge_agreement": "judges",
     "run_selftest": "selftest",
+    "run_probe": "probe",
     "SelftestReport": "selftest",
+    "evaluate": "evaluate",
+    "EvalResult": "evaluate",
     "push": "labels",
     "pull": "labels",
 }
@@ -56,11 +58,15 @@ __all__ = [
     "CitevalError",
     "DataError",
     "DatasetInvalid",
+    "MetricEntry",
+    "QuestionScore",
+    "RunFolder",
     "RunInterrupted",
     "RunOptions",
     "RunProgress",
     "RunResult",
     "ScoreResult",
+    "Scores",
     "UsageError",
     "score_run",
     "__version__",

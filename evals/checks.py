@@ -10,6 +10,8 @@ from datetime import datetime
 from functools import lru_cache
 from urllib.parse import unquote, urlsplit
 
+from rapidfuzz import fuzz
+
 from .data.models import Answer, Chunk, Claim, Evidence, Finding, Question, Version, VersionStatus
 from .data.registry import Registry, url_has_prefix
 from .data.text import MARKER_IDS, extract_numbers, normalize, split_sentences, strip_markers
@@ -20,7 +22,7 @@ _MARKER_ID = re.compile(r"[A-Za-zА-Яа-я]{0,3}\d+")
 _PAGE_IN_URL = re.compile(r"(?:^|[#?&])page=(\d+)")
 LEAK_WINDOW = 24
 # Findings about answer quality against gold, not about citation integrity.
-QUALITY_CODES = frozenset({"SHOULD_HAVE_ABSTAINED", "UNNEEDED_ABSTENTION", "BACKEND_ERROR"})
+QUALITY_CODES = frozenset({"SHOULD_HAVE_ABSTAINED", "UNNEEDED_ABSTENTION", "BACKEND_ERROR", "ANSWER_TRUNCATED"})
 
 
 def derive_claims(answer_text: str) -> list[Claim]:
@@ -160,150 +162,17 @@ def leaks_text(url: str, text: str, registry_prefix: str | None = None) -> bool:
 def check_answer(question: Question, answer: Answer, registry: Registry, asked_at: datetime) -> AnswerCheck:
     """Every deterministic check of one answer; findings carry question, claim and evidence ids."""
     result = AnswerCheck(question, answer, asked_at)
-    qid = question.question_id
-    add = result.findings.append
-    gold = question.gold.should_abstain if question.gold else None
-
-    if answer.status == "error":
-        message = f"{answer.error.type}: {answer.error.message}" if answer.error else "backend error"
-        add(Finding(question_id=qid, code="BACKEND_ERROR", detail=message))
+    result.findings += status_findings(question, answer)
+    if answer.status != "answered":
         return result
-    if answer.status == "abstained":
-        if gold is False:
-            add(Finding(question_id=qid, code="UNNEEDED_ABSTENTION", detail="gold says the question is answerable"))
-        return result
-    if gold is True:
-        add(Finding(question_id=qid, code="SHOULD_HAVE_ABSTAINED", detail="gold says the assistant must refuse"))
-
-    evidence = _evidence_index(answer)
-    checked: dict[str, MarkerCheck] = {}  # one registry verdict per evidence record
-
-    def check_evidence(evidence_id: str) -> MarkerCheck:
-        if evidence_id in checked:
-            return checked[evidence_id]
-        mc = MarkerCheck(claim_id="", evidence_id=evidence_id)
-        checked[evidence_id] = mc
-        ev = evidence.get(evidence_id)
-        if ev is None:
-            mc.codes.append("UNKNOWN_EVIDENCE_ID")
-            return mc
-        mc.evidence = ev
-        mc.chunk = registry.resolve(ev)
-        mc.edition = _named_edition(registry, ev, mc.chunk)
-        if mc.edition is not None:
-            mc.status = mc.edition.status_at(asked_at)
-            if mc.status is VersionStatus.deleted:
-                mc.codes.append("VERSION_DELETED")
-            elif mc.status is VersionStatus.revoked:
-                mc.codes.append("VERSION_REVOKED")
-            elif mc.status is VersionStatus.not_yet_effective:
-                mc.codes.append("VERSION_NOT_YET_EFFECTIVE")
-            elif mc.status is VersionStatus.superseded and not answer.stale_notice:
-                mc.codes.append("VERSION_SUPERSEDED")
-        if mc.chunk is None:
-            mc.codes.append("UNRESOLVED_CHUNK")
-            return mc
-        chunk = mc.chunk
-        if ev.text is not None and _norm(ev.text) not in _norm(_anchor_text(registry, ev, chunk)):
-            mc.codes.append("CHUNK_TEXT_MISMATCH")
-        if not registry.can_read(question.user, chunk.document_id, asked_at):
-            mc.codes.append("ACCESS_DENIED")
-        if (ev.document_id and ev.document_id != chunk.document_id) or (
-            ev.page is not None
-            and chunk.page_start is not None
-            and not chunk.page_start <= ev.page <= (chunk.page_end or chunk.page_start)
-        ):
-            mc.codes.append("ANCHOR_MISMATCH")
-        return mc
-
-    # links are checked once each, against the edition of the evidence they belong to
-    link_codes: dict[str, list[str]] = {}
-    for link in answer.links:
-        codes = link_codes.setdefault(link.evidence_id, [])
-        scheme = urlsplit(link.url.strip()).scheme.lower()
-        if scheme not in ("http", "https"):
-            codes.append("LINK_UNSAFE_SCHEME")
-            continue
-        mc = check_evidence(link.evidence_id) if link.evidence_id in evidence else None
-        cited = mc.edition if mc else None
-        if cited is not None and cited.viewer_url and url_has_prefix(link.url, cited.viewer_url):
-            page = _PAGE_IN_URL.search(urlsplit(link.url).fragment or urlsplit(link.url).query or "")
-            chunk = mc.chunk if mc else None
-            if page and chunk and chunk.page_start is not None:
-                if not chunk.page_start <= int(page.group(1)) <= (chunk.page_end or chunk.page_start):
-                    codes.append("ANCHOR_MISMATCH")
-        else:
-            other = registry.version_for_url(link.url)
-            if other is not None:
-                codes.append("LINK_VERSION_REDIRECT")
-                result.link_redirect = True
-            else:
-                codes.append("LINK_NOT_FROM_REGISTRY")
-        source_text = (mc.chunk.text if mc and mc.chunk else (mc.evidence.text if mc and mc.evidence else None)) or ""
-        if leaks_text(link.url, source_text, cited.viewer_url if cited else None):
-            codes.append("LINK_LEAKS_TEXT")
-
-    emitted: set[tuple[str | None, str | None, str]] = set()
-
-    def emit(code: str, claim_id: str | None, evidence_id: str | None, detail: str) -> None:
-        key = (claim_id, evidence_id, code)
-        if key not in emitted:
-            emitted.add(key)
-            add(Finding(question_id=qid, claim_id=claim_id, evidence_id=evidence_id, code=code, detail=detail))
-
+    truncated = truncation_finding(question.question_id, answer)
+    if truncated is not None:
+        result.findings.append(truncated)
+    evidence = EvidenceChecker(question, answer, registry, asked_at)
+    link_codes, result.link_redirect = check_links(answer, registry, evidence)
+    emit = _Emitter(question.question_id, result.findings)
     for claim in claims_of(answer):
-        cc = ClaimCheck(claim=claim, markers=[], substantive=is_substantive(claim.text))
-        for evidence_id in claim.evidence_ids:
-            base = check_evidence(evidence_id)
-            codes = [*base.codes, *link_codes.get(evidence_id, [])]
-            mc = MarkerCheck(
-                claim_id=claim.claim_id,
-                evidence_id=evidence_id,
-                evidence=base.evidence,
-                chunk=base.chunk,
-                edition=base.edition,
-                status=base.status,
-                codes=codes,
-            )
-            mc.valid = not set(codes) & _INVALIDATING
-            cc.markers.append(mc)
-            for code in codes:
-                emit(code, claim.claim_id, evidence_id, _detail(code, mc))
-        if not claim.evidence_ids and cc.substantive:
-            emit("CLAIM_UNCITED", claim.claim_id, None, "a claim without a citation marker")
-        cited_chunks = [m.chunk for m in cc.markers if m.chunk is not None]
-        quotes = claim_quotes(claim)
-        if quotes:
-            cc.quote_ok = True
-            for quote in quotes:
-                needle = _norm(quote)
-                holders = [m for m in cc.markers if m.chunk is not None and needle in _norm(m.chunk.text)]
-                if not holders:
-                    cc.quote_ok = False
-                    emit("QUOTE_NOT_FOUND", claim.claim_id, None, f"quote not in any cited chunk: {quote[:80]!r}")
-                elif not any(
-                    m.evidence is None or needle in _norm(_anchor_text(registry, m.evidence, m.chunk))
-                    for m in holders
-                    if m.chunk is not None
-                ):
-                    emit(
-                        "QUOTE_OUTSIDE_ANCHOR",
-                        claim.claim_id,
-                        holders[0].evidence_id,
-                        "quote is in the chunk but outside the cited span",
-                    )
-        numbers = {m.value for m in extract_numbers(strip_markers(claim.text))}
-        if numbers:
-            sources = [c.text for c in cited_chunks] or [
-                m.evidence.text for m in cc.markers if m.evidence is not None and m.evidence.text
-            ]
-            available = set().union(*(_numbers(text) for text in sources))
-            missing = sorted(numbers - available)
-            cc.numbers_ok = not missing
-            if missing:
-                emit("NUMBER_UNSUPPORTED", claim.claim_id, None, f"not in cited evidence: {', '.join(missing)}")
-        result.claims.append(cc)
-
+        result.claims.append(check_claim(claim, evidence, link_codes, registry, emit))
     # a link on evidence that no claim cites still gets its findings
     cited_ids = {m.evidence_id for m in result.markers}
     for evidence_id, codes in link_codes.items():
@@ -311,6 +180,262 @@ def check_answer(question: Question, answer: Answer, registry: Registry, asked_a
             for code in codes:
                 emit(code, None, evidence_id, "link of evidence no claim cites")
     return result
+
+
+def status_findings(question: Question, answer: Answer) -> list[Finding]:
+    """What the answer's status says against gold: a backend error, an abstention gold
+    calls unneeded, or an answer where gold says the assistant must refuse."""
+    qid = question.question_id
+    gold = question.gold.should_abstain if question.gold else None
+    if answer.status == "error":
+        message = f"{answer.error.type}: {answer.error.message}" if answer.error else "backend error"
+        return [Finding(question_id=qid, code="BACKEND_ERROR", detail=message)]
+    if answer.status == "abstained":
+        if gold is False:
+            return [Finding(question_id=qid, code="UNNEEDED_ABSTENTION", detail="gold says the question is answerable")]
+        return []
+    if gold is True:
+        return [Finding(question_id=qid, code="SHOULD_HAVE_ABSTAINED", detail="gold says the assistant must refuse")]
+    return []
+
+
+def truncation_reason(raw: object) -> str | None:
+    """Why the backend's raw payload says the answer was cut, or None: Anthropic's
+    stop_reason "max_tokens" (the whole Messages response or a dict carrying stop_reason),
+    OpenAI's finish_reason "length" (on the payload or on any of its choices)."""
+    if not isinstance(raw, dict):
+        return None
+    if raw.get("stop_reason") == "max_tokens":
+        return "stop_reason max_tokens: the model hit its output limit"
+    choices = raw.get("choices")
+    reasons = [raw.get("finish_reason")]
+    if isinstance(choices, list):
+        reasons += [c.get("finish_reason") for c in choices if isinstance(c, dict)]
+    if "length" in reasons:
+        return "finish_reason length: the model hit its output limit"
+    return None
+
+
+def truncation_finding(question_id: str, answer: Answer) -> Finding | None:
+    """ANSWER_TRUNCATED for an answered answer whose raw payload says it was cut (DESIGN 3, 4)."""
+    reason = truncation_reason(answer.raw) if answer.status == "answered" else None
+    return Finding(question_id=question_id, code="ANSWER_TRUNCATED", detail=reason) if reason else None
+
+
+class EvidenceChecker:
+    """The registry verdict on each evidence record of one answer, computed once per record."""
+
+    def __init__(self, question: Question, answer: Answer, registry: Registry, asked_at: datetime) -> None:
+        self.question = question
+        self.answer = answer
+        self.registry = registry
+        self.asked_at = asked_at
+        self.index = _evidence_index(answer)
+        self._checked: dict[str, MarkerCheck] = {}
+
+    def __contains__(self, evidence_id: str) -> bool:
+        return evidence_id in self.index
+
+    def check(self, evidence_id: str) -> MarkerCheck:
+        if evidence_id not in self._checked:
+            self._checked[evidence_id] = self._check(evidence_id)
+        return self._checked[evidence_id]
+
+    def _check(self, evidence_id: str) -> MarkerCheck:
+        mc = MarkerCheck(claim_id="", evidence_id=evidence_id)
+        ev = self.index.get(evidence_id)
+        if ev is None:
+            mc.codes.append("UNKNOWN_EVIDENCE_ID")
+            return mc
+        mc.evidence = ev
+        mc.chunk = self.registry.resolve(ev)
+        mc.edition = _named_edition(self.registry, ev, mc.chunk)
+        if mc.edition is not None:
+            mc.status = mc.edition.status_at(self.asked_at)
+            code = edition_status_code(mc.status, self.answer.stale_notice)
+            if code:
+                mc.codes.append(code)
+        if mc.chunk is None:
+            mc.codes.append("UNRESOLVED_CHUNK")
+            return mc
+        mc.codes += self._chunk_codes(ev, mc.chunk)
+        return mc
+
+    def _chunk_codes(self, ev: Evidence, chunk: Chunk) -> list[str]:
+        """Text, access and anchor problems of evidence that resolved to a registry chunk."""
+        codes: list[str] = []
+        if ev.text is not None and _norm(ev.text) not in _norm(_anchor_text(self.registry, ev, chunk)):
+            codes.append("CHUNK_TEXT_MISMATCH")
+        if not self.registry.can_read(self.question.user, chunk.document_id, self.asked_at):
+            codes.append("ACCESS_DENIED")
+        if (ev.document_id and ev.document_id != chunk.document_id) or (
+            ev.page is not None and chunk.page_start is not None and not _page_in(ev.page, chunk)
+        ):
+            codes.append("ANCHOR_MISMATCH")
+        return codes
+
+
+def _page_in(page: int, chunk: Chunk) -> bool:
+    """The page lies within the chunk's pages (a chunk without pages holds any)."""
+    if chunk.page_start is None:
+        return True
+    return chunk.page_start <= page <= (chunk.page_end or chunk.page_start)
+
+
+def edition_status_code(status: VersionStatus | None, stale_notice: bool) -> str | None:
+    """The finding an edition's status at asked_at earns; a superseded edition is fine when
+    the answer says it relies on an old edition."""
+    if status is VersionStatus.deleted:
+        return "VERSION_DELETED"
+    if status is VersionStatus.revoked:
+        return "VERSION_REVOKED"
+    if status is VersionStatus.not_yet_effective:
+        return "VERSION_NOT_YET_EFFECTIVE"
+    if status is VersionStatus.superseded and not stale_notice:
+        return "VERSION_SUPERSEDED"
+    return None
+
+
+def check_links(answer: Answer, registry: Registry, evidence: EvidenceChecker) -> tuple[dict[str, list[str]], bool]:
+    """Each link checked once, against the edition of the evidence it belongs to: codes per
+    evidence id, and whether any link opens another registry edition than its evidence."""
+    link_codes: dict[str, list[str]] = {}
+    redirect = False
+    for link in answer.links:
+        codes = link_codes.setdefault(link.evidence_id, [])
+        scheme = urlsplit(link.url.strip()).scheme.lower()
+        if scheme not in ("http", "https"):
+            codes.append("LINK_UNSAFE_SCHEME")
+            continue
+        mc = evidence.check(link.evidence_id) if link.evidence_id in evidence else None
+        cited = mc.edition if mc else None
+        if cited is not None and cited.viewer_url and url_has_prefix(link.url, cited.viewer_url):
+            if _link_page_outside_chunk(link.url, mc.chunk if mc else None):
+                codes.append("ANCHOR_MISMATCH")
+        elif registry.version_for_url(link.url) is not None:
+            codes.append("LINK_VERSION_REDIRECT")
+            redirect = True
+        else:
+            codes.append("LINK_NOT_FROM_REGISTRY")
+        source_text = (mc.chunk.text if mc and mc.chunk else (mc.evidence.text if mc and mc.evidence else None)) or ""
+        if leaks_text(link.url, source_text, cited.viewer_url if cited else None):
+            codes.append("LINK_LEAKS_TEXT")
+    return link_codes, redirect
+
+
+def _link_page_outside_chunk(url: str, chunk: Chunk | None) -> bool:
+    """A viewer link whose page=N (fragment or query) lies outside the cited chunk's pages."""
+    parts = urlsplit(url)
+    page = _PAGE_IN_URL.search(parts.fragment or parts.query or "")
+    return bool(page and chunk and chunk.page_start is not None and not _page_in(int(page.group(1)), chunk))
+
+
+class _Emitter:
+    """Appends a finding once per (claim, evidence, code)."""
+
+    def __init__(self, question_id: str, findings: list[Finding]) -> None:
+        self.question_id = question_id
+        self.findings = findings
+        self._emitted: set[tuple[str | None, str | None, str]] = set()
+
+    def __call__(self, code: str, claim_id: str | None, evidence_id: str | None, detail: str) -> None:
+        key = (claim_id, evidence_id, code)
+        if key not in self._emitted:
+            self._emitted.add(key)
+            self.findings.append(
+                Finding(question_id=self.question_id, claim_id=claim_id, evidence_id=evidence_id, code=code,
+                        detail=detail)
+            )
+
+
+def check_claim(
+    claim: Claim, evidence: EvidenceChecker, link_codes: dict[str, list[str]], registry: Registry, emit: _Emitter
+) -> ClaimCheck:
+    """One claim: its markers against the registry, a missing marker, its quotes and numbers."""
+    cc = ClaimCheck(claim=claim, markers=[], substantive=is_substantive(claim.text))
+    for evidence_id in claim.evidence_ids:
+        mc = claim_marker(claim.claim_id, evidence.check(evidence_id), link_codes.get(evidence_id, []))
+        cc.markers.append(mc)
+        for code in mc.codes:
+            emit(code, claim.claim_id, evidence_id, _detail(code, mc))
+    if not claim.evidence_ids and cc.substantive:
+        emit("CLAIM_UNCITED", claim.claim_id, None, "a claim without a citation marker")
+    cc.quote_ok = check_quotes(claim, cc.markers, registry, emit)
+    cc.numbers_ok = check_numbers(claim, cc.markers, emit)
+    return cc
+
+
+def claim_marker(claim_id: str, base: MarkerCheck, link_codes: list[str]) -> MarkerCheck:
+    """The marker of one claim: its evidence's registry verdict plus the codes of its links."""
+    codes = [*base.codes, *link_codes]
+    return MarkerCheck(
+        claim_id=claim_id,
+        evidence_id=base.evidence_id,
+        evidence=base.evidence,
+        chunk=base.chunk,
+        edition=base.edition,
+        status=base.status,
+        codes=codes,
+        valid=not set(codes) & _INVALIDATING,
+    )
+
+
+def check_quotes(claim: Claim, markers: list[MarkerCheck], registry: Registry, emit: _Emitter) -> bool | None:
+    """Each quote must stand in a cited chunk, and inside the cited span; None when no quote."""
+    quotes = claim_quotes(claim)
+    if not quotes:
+        return None
+    ok = True
+    for quote in quotes:
+        needle = _norm(quote)
+        holders = [m for m in markers if m.chunk is not None and needle in _norm(m.chunk.text)]
+        if not holders:
+            ok = False
+            detail = f"quote not in any cited chunk: {quote[:80]!r}" + closest_fragment(needle, markers)
+            emit("QUOTE_NOT_FOUND", claim.claim_id, None, detail)
+        elif not any(
+            m.evidence is None or needle in _norm(_anchor_text(registry, m.evidence, m.chunk))
+            for m in holders
+            if m.chunk is not None
+        ):
+            emit(
+                "QUOTE_OUTSIDE_ANCHOR",
+                claim.claim_id,
+                holders[0].evidence_id,
+                "quote is in the chunk but outside the cited span",
+            )
+    return ok
+
+
+def closest_fragment(needle: str, markers: list[MarkerCheck]) -> str:
+    """'; closest: «…» (similarity 0.93)' — the cited chunk fragment nearest the quote, for a
+    rater looking for the misquote; empty when nothing cited is at least half similar."""
+    best: tuple[float, str] | None = None
+    for chunk in {id(m.chunk): m.chunk for m in markers if m.chunk is not None}.values():
+        text = _norm(chunk.text)
+        found = fuzz.partial_ratio_alignment(needle, text)
+        if found is not None and (best is None or found.score > best[0]):
+            best = (found.score, text[found.dest_start : found.dest_end])
+    if best is None or not best[1] or best[0] < 50:
+        return ""  # nothing close enough to help
+    fragment = best[1] if len(best[1]) <= 80 else best[1][:79] + "…"
+    return f"; closest: «{fragment}» (similarity {best[0] / 100:.2f})"
+
+
+def check_numbers(claim: Claim, markers: list[MarkerCheck], emit: _Emitter) -> bool | None:
+    """Every number of the claim must stand in its cited chunks (or, with none resolved, in the
+    cited evidence texts); None when the claim has no number."""
+    numbers = {m.value for m in extract_numbers(strip_markers(claim.text))}
+    if not numbers:
+        return None
+    sources = [m.chunk.text for m in markers if m.chunk is not None] or [
+        m.evidence.text for m in markers if m.evidence is not None and m.evidence.text
+    ]
+    available = set().union(*(_numbers(text) for text in sources))
+    missing = sorted(numbers - available)
+    if missing:
+        emit("NUMBER_UNSUPPORTED", claim.claim_id, None, f"not in cited evidence: {', '.join(missing)}")
+    return not missing
 
 
 # Problems that make a marker invalid (DESIGN 6, citation_validity).
@@ -333,7 +458,10 @@ def _detail(code: str, mc: MarkerCheck) -> str:
     edition = mc.edition.version_id if mc.edition else "?"
     return {
         "UNKNOWN_EVIDENCE_ID": f"marker {mc.evidence_id} is not in the evidence set",
-        "UNRESOLVED_CHUNK": "evidence matches no registry chunk",
+        # a converter (e.g. Anthropic replay) may say why, naming the citation type it could not map
+        "UNRESOLVED_CHUNK": "evidence matches no registry chunk"
+        + (f": {getattr(mc.evidence, 'unresolved_reason', None)}" if getattr(mc.evidence, "unresolved_reason", None)
+           else ""),
         "CHUNK_TEXT_MISMATCH": f"evidence text differs from registry chunk {mc.chunk.chunk_id if mc.chunk else '?'}",
         "ACCESS_DENIED": f"user may not read {mc.chunk.document_id if mc.chunk else '?'} at asked_at",
         "VERSION_SUPERSEDED": f"edition {edition} was superseded at asked_at",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import quote as url_quote
 
@@ -16,41 +17,6 @@ from .data.models import Answer, Chunk, Claim, Evidence, Link, Question, Version
 from .data.registry import Registry
 from .data.text import extract_numbers, split_sentences
 
-FAULT_KINDS = (
-    "unknown_marker",
-    "superseded_edition",
-    "revoked_edition",
-    "deleted_edition",
-    "forbidden_document",
-    "changed_number",
-    "fabricated_quote",
-    "foreign_link",
-    "unsafe_link",
-    "redirect_link",
-    "leaked_text_link",
-    "uncited_claim",
-    "merged_claims",
-    "wrong_page",
-    "answered_instead_of_abstaining",
-)
-# The finding each kind must raise.
-EXPECTED_CODE = {
-    "unknown_marker": "UNKNOWN_EVIDENCE_ID",
-    "superseded_edition": "VERSION_SUPERSEDED",
-    "revoked_edition": "VERSION_REVOKED",
-    "deleted_edition": "VERSION_DELETED",
-    "forbidden_document": "ACCESS_DENIED",
-    "changed_number": "NUMBER_UNSUPPORTED",
-    "fabricated_quote": "QUOTE_NOT_FOUND",
-    "foreign_link": "LINK_NOT_FROM_REGISTRY",
-    "unsafe_link": "LINK_UNSAFE_SCHEME",
-    "redirect_link": "LINK_VERSION_REDIRECT",
-    "leaked_text_link": "LINK_LEAKS_TEXT",
-    "uncited_claim": "CLAIM_UNCITED",
-    "merged_claims": "CLAIM_UNCITED",
-    "wrong_page": "ANCHOR_MISMATCH",
-    "answered_instead_of_abstaining": "SHOULD_HAVE_ABSTAINED",
-}
 FABRICATED_QUOTE = "Настоящее требование утверждено решением наблюдательного совета от 31.02.2019"
 
 Fault = Callable[[Answer, Question, Registry, datetime], "Answer | None"]
@@ -288,25 +254,45 @@ def answered_instead_of_abstaining(
     return _mark(out, "answered_instead_of_abstaining", "answered a question that must be refused")
 
 
-FAULTS: dict[str, Fault] = {
-    "unknown_marker": _on_first_citation("unknown_marker", _unknown_marker),
-    "superseded_edition": _on_first_citation("superseded_edition", _swap_edition(VersionStatus.superseded)),
-    "revoked_edition": _on_first_citation("revoked_edition", _swap_edition(VersionStatus.revoked)),
-    "deleted_edition": _on_first_citation("deleted_edition", _swap_edition(VersionStatus.deleted)),
-    "forbidden_document": _on_first_citation("forbidden_document", _forbidden_document),
-    "changed_number": changed_number,
-    "fabricated_quote": fabricated_quote,
-    "foreign_link": _on_first_citation(
-        "foreign_link", _set_link(lambda e, r: f"https://regs-mirror.example.org/{e.document_id}/page")
-    ),
-    "unsafe_link": _on_first_citation("unsafe_link", _set_link(lambda e, r: "javascript:alert(document.cookie)")),
-    "redirect_link": _on_first_citation("redirect_link", _set_link(_redirect)),
-    "leaked_text_link": _on_first_citation("leaked_text_link", _set_link(_leak)),
-    "uncited_claim": _on_first_citation("uncited_claim", _uncited_claim, substantive=True),
-    "merged_claims": merged_claims,
-    "wrong_page": _on_first_citation("wrong_page", _wrong_page),
-    "answered_instead_of_abstaining": answered_instead_of_abstaining,
+@dataclass(frozen=True)
+class FaultKind:
+    """One fault: its name (the SPEC of `faults:KIND`), the finding it must raise, and the change."""
+
+    name: str
+    expected: str
+    apply: Fault
+
+
+def _cited(name: str, expected: str, change: CitedChange, substantive: bool = False) -> FaultKind:
+    return FaultKind(name, expected, _on_first_citation(name, change, substantive))
+
+
+def _link(name: str, expected: str, make: Callable[[Evidence, Registry], str | None]) -> FaultKind:
+    return _cited(name, expected, _set_link(make))
+
+
+# The one table of fault kinds: the backend wrapper, the selftest and the benches read it.
+FAULTS: dict[str, FaultKind] = {
+    kind.name: kind
+    for kind in (
+        _cited("unknown_marker", "UNKNOWN_EVIDENCE_ID", _unknown_marker),
+        _cited("superseded_edition", "VERSION_SUPERSEDED", _swap_edition(VersionStatus.superseded)),
+        _cited("revoked_edition", "VERSION_REVOKED", _swap_edition(VersionStatus.revoked)),
+        _cited("deleted_edition", "VERSION_DELETED", _swap_edition(VersionStatus.deleted)),
+        _cited("forbidden_document", "ACCESS_DENIED", _forbidden_document),
+        FaultKind("changed_number", "NUMBER_UNSUPPORTED", changed_number),
+        FaultKind("fabricated_quote", "QUOTE_NOT_FOUND", fabricated_quote),
+        _link("foreign_link", "LINK_NOT_FROM_REGISTRY", lambda e, r: f"https://regs-mirror.example.org/{e.document_id}/page"),
+        _link("unsafe_link", "LINK_UNSAFE_SCHEME", lambda e, r: "javascript:alert(document.cookie)"),
+        _link("redirect_link", "LINK_VERSION_REDIRECT", _redirect),
+        _link("leaked_text_link", "LINK_LEAKS_TEXT", _leak),
+        _cited("uncited_claim", "CLAIM_UNCITED", _uncited_claim, substantive=True),
+        FaultKind("merged_claims", "CLAIM_UNCITED", merged_claims),
+        _cited("wrong_page", "ANCHOR_MISMATCH", _wrong_page),
+        FaultKind("answered_instead_of_abstaining", "SHOULD_HAVE_ABSTAINED", answered_instead_of_abstaining),
+    )
 }
+FAULT_KINDS = tuple(FAULTS)
 
 
 def apply_fault(kind: str, answer: Answer, question: Question, registry: Registry, asked_at: datetime) -> Answer | None:
@@ -315,4 +301,4 @@ def apply_fault(kind: str, answer: Answer, question: Question, registry: Registr
         return None
     if kind != "answered_instead_of_abstaining" and answer.status != "answered":
         return None
-    return FAULTS[kind](answer, question, registry, asked_at)
+    return FAULTS[kind].apply(answer, question, registry, asked_at)

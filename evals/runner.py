@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import os
 import platform
 import re
@@ -22,17 +21,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from ._version import __version__
 from .backends import BaseBackend, error_answer, make_backend, redact_spec
-from .data.jsonl import dump_line, iter_json_lines, questions_file, read_questions, validation_errors, write_json_atomic
-from .data.models import Answer, DatasetRef, Question, RunManifest
+from .data.jsonl import dump_line, existing_questions_file, load_questions, write_json_atomic
+from .data.models import Answer, DatasetRef, Question, RunManifest, RunSettings
 from .data.registry import Registry
-from .errors import CitevalError, DataError, UsageError
+from .errors import CitevalError, UsageError
+from .runfolder import ANSWERS, MANIFEST, load_manifest, repair_answers
 
-MANIFEST = "manifest.json"
-ANSWERS = "answers.jsonl"
 REDACTED = "***"
 
 
@@ -90,30 +86,11 @@ def file_sha256(*paths: Path) -> str:
     return digest.hexdigest()
 
 
-def questions_path(dataset: Path) -> Path:
-    path = questions_file(dataset)
-    if not path.exists():
-        raise DataError(path, None, "file not found (is this a dataset folder?)")
-    return path
-
-
-def load_questions(dataset: Path) -> list[Question]:
-    path = questions_path(dataset)
-    seen: dict[str, int] = {}
-    out = []
-    for lineno, question in read_questions(path):
-        if question.question_id in seen:
-            raise DataError(path, lineno, f"duplicate question_id {question.question_id!r}")
-        seen[question.question_id] = lineno
-        out.append(question)
-    return out
-
-
 def dataset_ref(dataset: Path) -> DatasetRef:
     registry = dataset / "registry"
     return DatasetRef(
         path=str(dataset.resolve()),
-        questions_sha256=file_sha256(questions_path(dataset)),
+        questions_sha256=file_sha256(existing_questions_file(dataset)),
         registry_sha256=file_sha256(*(registry / f"{n}.jsonl" for n in ("documents", "versions", "chunks"))),
     )
 
@@ -122,24 +99,6 @@ def _new_run_id(spec: str, label: str | None) -> str:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     name = re.sub(r"[^A-Za-z0-9_.-]+", "-", label or spec.split(":", 1)[0]).strip("-")[:40]
     return f"{stamp}-{name}" if name else stamp
-
-
-def read_answered(path: Path) -> dict[str, Answer]:
-    """Answers already in a run, after repairing a half-written last line left by a kill."""
-    if not path.exists():
-        return {}
-    with open(path, "rb+") as handle:
-        data = handle.read()
-        if data and not data.endswith(b"\n"):
-            handle.truncate(data.rfind(b"\n") + 1)
-    answers: dict[str, Answer] = {}
-    for lineno, obj in iter_json_lines(path):
-        try:
-            answer = Answer.model_validate(obj)
-        except ValueError as exc:
-            raise DataError(path, lineno, f"not an Answer: {exc}") from None
-        answers[answer.question_id] = answer
-    return answers
 
 
 def _scrub(line: str, secrets: list[str]) -> str:
@@ -222,25 +181,25 @@ def _execute(
     on_progress: ProgressCallback | None,
 ) -> RunResult:
     answers_path = run_dir / ANSWERS
-    done = read_answered(answers_path)
+    done = repair_answers(answers_path)
     todo = [q for q in questions if q.question_id not in done]
     progress = RunProgress(total=len(questions), done=len(questions) - len(todo), skipped=len(questions) - len(todo))
     progress.errors = sum(1 for q in questions if q.question_id in done and done[q.question_id].status == "error")
     if on_progress:
         on_progress(progress)
     manifest.finished_at = None
-    manifest.options = {**manifest.options, "status": "running"}
+    manifest.options.status = "running"
     write_json_atomic(run_dir / MANIFEST, manifest)
     try:
         asyncio.run(_run_questions(backend, todo, manifest.started_at, answers_path, options, progress, on_progress))
     except (KeyboardInterrupt, asyncio.CancelledError):
-        manifest.options = {**manifest.options, "status": "interrupted"}
+        manifest.options.status = "interrupted"
         write_json_atomic(run_dir / MANIFEST, manifest)
         raise RunInterrupted(
             f"interrupted; {progress.done} of {progress.total} answered; resume with --resume {run_dir}"
         ) from None
     manifest.finished_at = datetime.now(timezone.utc)
-    manifest.options = {**manifest.options, "status": "finished"}
+    manifest.options.status = "finished"
     write_json_atomic(run_dir / MANIFEST, manifest)
     return RunResult(run_dir, manifest, answered=progress.done, errors=progress.errors, total=progress.total)
 
@@ -285,22 +244,9 @@ def start_run(
         dataset=dataset_ref(dataset),
         backend=redact_spec(backend_spec),
         citeval_version=__version__,
-        options={**options.as_dict(), "python": platform.python_version(), "questions": len(questions)},
+        options=RunSettings(**options.as_dict(), python=platform.python_version(), questions=len(questions)),
     )
     return _execute(run_dir, manifest, backend, questions, options, on_progress)
-
-
-def load_manifest(run_dir: Path) -> RunManifest:
-    path = run_dir / MANIFEST
-    if not path.exists():
-        raise DataError(path, None, "file not found (is this a run folder?)")
-    try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-        return RunManifest.model_validate(obj)
-    except json.JSONDecodeError as exc:
-        raise DataError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
-    except ValidationError as exc:
-        raise validation_errors(path, None, exc)[0] from None
 
 
 def resume_run(
@@ -319,10 +265,7 @@ def resume_run(
         raise UsageError(f"the questions of {dataset} changed since this run started; start a new run")
     saved = manifest.options
     options = options or RunOptions(
-        concurrency=int(saved.get("concurrency", 8)),
-        limit=saved.get("limit"),
-        timeout=float(saved.get("timeout", 60.0)),
-        retries=int(saved.get("retries", 2)),
+        concurrency=saved.concurrency, limit=saved.limit, timeout=saved.timeout, retries=saved.retries,
         label=manifest.label,
     )
     spec = backend_spec or manifest.backend

@@ -11,15 +11,14 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from ._version import __version__
-from .agreement.io import read_judgments as read_checked_judgments
+from .bootstrap import SEED
 from .checks import AnswerCheck, check_answer, strip_markers
 from .data.jsonl import write_json_atomic, write_jsonl_atomic
-from .data.models import Answer, Judgment, Question
+from .data.models import Answer, Question
 from .data.registry import Registry
-from .errors import DataError, UsageError
+from .errors import UsageError
 from .judges import (
     FaithfulnessResult,
     FaithfulnessSample,
@@ -32,39 +31,22 @@ from .judges import (
     ragas_faithfulness_sync,
     support_judgments,
 )
-from .metrics import SEED, AnswerScore, pick_labels, score_answer, scores_document
-from .runner import ANSWERS, load_manifest, load_questions, read_answered
-
-FINDINGS = "findings.jsonl"
-JUDGMENTS = "judgments.jsonl"
-PER_QUESTION = "per_question.jsonl"
-SCORES = "scores.json"
-JUDGE_CACHE = "judge_cache.jsonl"
-SCORES_SCHEMA_VERSION = 1
+from .metrics import AnswerScore, build_scores, pick_labels, score_answer
+from .provenance import provenance
+from .runfolder import FINDINGS, JUDGE_CACHE, JUDGMENTS, PER_QUESTION, SCORES, RunFolder
+from .scores import SCORES_SCHEMA_VERSION, JudgeAgreement, JudgeSummary, JudgeUsage, Scores
 
 
 @dataclass
 class ScoreResult:
     run_dir: Path
-    scores: dict[str, Any]
+    scores: Scores
     checks: list[AnswerCheck]
     per_question: list[AnswerScore]
 
-
-def read_judgments(path: Path) -> list[Judgment]:
-    """The run's labels so far (none before the first judge or review round)."""
-    return read_checked_judgments(path) if path.exists() else []
-
-
-def load_run(run_dir: Path) -> tuple[Any, Registry, list[Question], dict[str, Answer]]:
-    manifest = load_manifest(run_dir)
-    dataset = Path(manifest.dataset.path)
-    if not dataset.exists():
-        raise DataError(run_dir / "manifest.json", None, f"dataset folder {dataset} not found", "dataset.path")
-    registry = Registry.load(dataset)
-    questions = load_questions(dataset)
-    answers = read_answered(run_dir / ANSWERS)
-    return manifest, registry, questions, answers
+    def to_text(self) -> str:
+        """The metrics table of the run (overall and per risk tier), titled with the run folder."""
+        return self.scores.to_text(str(self.run_dir))
 
 
 def check_run(
@@ -140,46 +122,64 @@ def score_run(
             ragas_faithfulness_sync, provider=llm.provider, base_url=llm.base_url, model=llm.model,
             api_key_env=llm.api_key_env,
         )
-    manifest, registry, questions, answers = load_run(run_dir)
+    run = RunFolder(run_dir)
+    run.require_dataset()
+    manifest, registry, questions, answers = run.manifest, run.registry, run.question_list, run.repair_answers()
     checks = check_run(registry, questions, answers, manifest.started_at)
-    judgments_path = run_dir / JUDGMENTS
-    judgments = read_judgments(judgments_path)
+    judgments = run.judgments
     source = f"auto:{judge.name}" if judge is not None else None
-    extra: dict[str, Any] = {}
+    scores = Scores(metrics={})
     if judge is not None:
         units = judge_units(checks)
         results = judge.judge([u.input for u in units]) if units else []
         fresh = support_judgments(manifest.run_id, judge.name, units, results)
         judgments = [j for j in judgments if j.source != source] + fresh
-        write_jsonl_atomic(judgments_path, judgments)
-        extra["judge_summary"] = {"units": len(units), "failed": sum(r.error is not None for r in results)}
+        write_jsonl_atomic(run.file(JUDGMENTS), judgments)
+        scores.judge_summary = JudgeSummary(units=len(units), failed=sum(r.error is not None for r in results))
         usage = getattr(judge, "usage", None)
         if usage is not None and hasattr(usage, "to_json"):
-            extra["judge_usage"] = usage.to_json()
+            scores.judge_usage = JudgeUsage.model_validate(usage.to_json())
     labels = pick_labels(judgments, source)
     faith: dict[str, float | None] = {}
     if faithfulness is not None:
         samples = faithfulness_samples(checks)
         found = faithfulness([sample for _, sample in samples]) if samples else []
         faith = {qid: r.value for (qid, _), r in zip(samples, found, strict=True)}
-        extra["faithfulness_failures"] = sorted({r.reason for r in found if r.value is None and r.reason})[:20]
+        scores.faithfulness_failures = sorted({r.reason for r in found if r.value is None and r.reason})[:20]
     per_question = [score_answer(c, labels, registry, faith.get(c.question.question_id)) for c in checks]
-    body = scores_document(per_question, seed)
+    body = build_scores(per_question, seed)
     if any(j.source.startswith(("human:", "adjudicated")) and j.field == "support" for j in judgments):
-        extra["judge_agreement"] = judge_agreement(judgments)
-    scores: dict[str, Any] = {
+        scores.judge_agreement = {
+            name: JudgeAgreement.model_validate(entry) for name, entry in judge_agreement(judgments).items()
+        }
+    header = {
         "schema_version": SCORES_SCHEMA_VERSION,
         "run_id": manifest.run_id,
         "label": manifest.label,
-        "scored_at": datetime.now(timezone.utc).isoformat(),
+        "scored_at": datetime.now(timezone.utc),
         "citeval_version": __version__,
         "judge": judge.name if judge is not None else None,
         "seed": seed,
         "n_unanswered": sum(q.question_id not in answers for q in questions),
-        **body,
-        **extra,
     }
-    write_jsonl_atomic(run_dir / FINDINGS, (f for c in checks for f in c.findings))
-    write_jsonl_atomic(run_dir / PER_QUESTION, (s.to_json() for s in per_question))
-    write_json_atomic(run_dir / SCORES, scores)
+    extra = {name: getattr(scores, name) for name in _SECTIONS if getattr(scores, name) is not None}
+    scores = body.model_copy(update={**header, **extra, "provenance": provenance(judge=judge, seed=seed)})
+    write_jsonl_atomic(run.file(FINDINGS), (f for c in checks for f in c.findings))
+    write_jsonl_atomic(run.file(PER_QUESTION), (s.to_json() for s in per_question))
+    write_json_atomic(run.file(SCORES), scores.to_json())
     return ScoreResult(run_dir, scores, checks, per_question)
+
+
+_SECTIONS = ("judge_summary", "judge_usage", "faithfulness_failures", "judge_agreement")
+
+
+def record_gates_file(run_dir: Path | str, gates_file: Path | str) -> Scores:
+    """Add the gates file (path and sha256) that gated this run to its scores.json provenance."""
+    run = RunFolder(run_dir)
+    scores = run.scores
+    record = scores.provenance or provenance()
+    gated = provenance(gates_file=gates_file)
+    record.gates_file, record.gates_sha256 = gated.gates_file, gated.gates_sha256
+    scores.provenance = record
+    write_json_atomic(run.file(SCORES), scores.to_json())
+    return scores

@@ -12,11 +12,11 @@ from typing import Any
 
 from .backends.reference import ReferenceBackend
 from .checks import QUALITY_CODES, check_answer
+from .data.jsonl import load_questions
 from .data.models import Answer, Question
 from .data.registry import Registry
-from .faults import EXPECTED_CODE, FAULT_KINDS, apply_fault
+from .faults import FAULT_KINDS, FAULTS, apply_fault
 from .metrics import score_answer
-from .runner import load_questions
 
 DROP_METRICS = ("citation_validity", "version_correctness", "anchor_accuracy", "quote_exactness", "number_support")
 
@@ -123,7 +123,7 @@ def run_selftest(dataset: Path | str, kinds: tuple[str, ...] = FAULT_KINDS) -> S
 
     results = []
     for kind in kinds:
-        result = KindResult(kind, EXPECTED_CODE[kind])
+        result = KindResult(kind, FAULTS[kind].expected)
         before: dict[str, list[float | None]] = {m: [] for m in DROP_METRICS}
         after: dict[str, list[float | None]] = {m: [] for m in DROP_METRICS}
         for q, a, codes, values in base:

@@ -213,3 +213,43 @@ def test_abstention_and_errors(registry):
     assert found == [("BACKEND_ERROR", None, None)]
     s = score_answer(check, {}, registry)
     assert s.values["error_rate"] == 1.0 and s.abstained is None  # an error is never an abstention
+
+
+def test_quote_not_found_names_the_closest_fragment(registry):
+    # one character differs: "13" for "12" in a 32-character quote; the best window of the chunk is
+    # the quote's own length, one deletion and one insertion apart: 1 - 2 / (32 + 32) = 0.96875
+    answer = good(claims=[{"claim_id": "c1", "text": "Обучение каждые 12 месяцев.", "evidence_ids": ["E1"],
+                           "quote": "не реже одного раза в 13 месяцев"}])
+    check, found = run(registry, answer)
+    assert found == [("QUOTE_NOT_FOUND", "c1", None)]
+    assert check.findings[0].detail.endswith("; closest: «не реже одного раза в 12 месяцев» (similarity 0.97)")
+    # nothing half as similar: no closest fragment is named
+    answer = good(claims=[{"claim_id": "c1", "text": "Обучение каждые 12 месяцев.", "evidence_ids": ["E1"],
+                           "quote": "Ночная надбавка"}])
+    assert "closest" not in run(registry, answer)[0].findings[0].detail
+
+
+@pytest.mark.parametrize("raw", [
+    {"stop_reason": "max_tokens"},  # what the Anthropic converter keeps
+    {"id": "msg_1", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "Обучение"}],
+     "stop_reason": "max_tokens", "usage": {"input_tokens": 10, "output_tokens": 400}},  # the whole response
+    {"choices": [{"index": 0, "message": {"content": "Обучение"}, "finish_reason": "length"}]},  # OpenAI
+    {"finish_reason": "length"},
+])
+def test_a_cut_answer_is_truncated_and_not_accepted(registry, raw):
+    check, found = run(registry, good(raw=raw))
+    assert found == [("ANSWER_TRUNCATED", None, None)]
+    assert score_answer(check, {}, registry).accepted is False
+
+
+@pytest.mark.parametrize("raw", [
+    None, "max_tokens", {"stop_reason": "end_turn"}, {"choices": [{"finish_reason": "stop"}]},
+    {"stop_reason": "refusal"},
+])
+def test_a_complete_answer_is_not_truncated(registry, raw):
+    assert codes(registry, good(raw=raw)) == []
+
+
+def test_only_an_answered_answer_is_truncated(registry):
+    abstained = Answer(question_id="q3", status="abstained", raw={"stop_reason": "max_tokens"})
+    assert codes(registry, abstained, qid="q3", at=Q2_AT) == []

@@ -18,12 +18,13 @@ QUESTIONS = [json.loads(line) for line in (DEMO / "questions.jsonl").read_text(e
 
 
 def source_pages():
-    """{version_id: {page: normalized text}} read straight from the Markdown sources (not via ingest)."""
+    """{version_id: {page: normalized text}} read straight from the Markdown sources (not via ingest);
+    a PDF or DoclingDocument edition is read from the Markdown it was made from."""
     pages = {}
     for manifest in sorted((DEMO / "sources").glob("manifest*.toml")):
         for doc in tomllib.loads(manifest.read_text(encoding="utf-8"))["document"]:
             for edition in doc["edition"]:
-                text = (DEMO / "sources" / edition["file"]).read_text(encoding="utf-8")
+                text = (DEMO / "sources" / edition["file"]).with_suffix(".md").read_text(encoding="utf-8")
                 parts = re.split(r"<!--\s*page\s+(\d+)\s*-->", text)
                 pages[edition["version_id"]] = {int(parts[i]): normalize(parts[i + 1]) for i in range(1, len(parts), 2)}
     return pages
@@ -95,3 +96,28 @@ def test_gold_editions_are_in_force_at_asked_at():
         for ev in q["gold"]["evidence"]:
             start, end = windows[ev["version_id"]]
             assert start <= day < end, (q["question_id"], ev["version_id"], day)
+
+
+def test_pdf_and_docling_editions_keep_pages_and_boxes():
+    from evals.data import Registry
+    from evals.data.render import render_chunk_region
+
+    registry = Registry.load(DEMO)
+    formats = {v.version_id: getattr(v, "source_format", "markdown") for v in registry.versions.values()}
+    generated = sorted(v for v, f in formats.items() if f != "markdown")
+    assert [formats[v] for v in generated] == ["docling", "pdf", "pdf"]
+    for version_id in generated:
+        chunks = registry.chunks_of(version_id)
+        assert chunks and all(c.bbox and c.page_start == c.bbox[0].page for c in chunks)
+        assert registry.source_pdf(version_id) is not None
+    assert all(c.prov for c in registry.chunks_of(generated[0]))  # docling's own provenance, kept
+    # every question on these editions names its page, and the gold quote stands in a chunk on that page
+    asked = [(q, ev) for q in QUESTIONS for ev in q["gold"]["evidence"] if ev["version_id"] in generated]
+    assert len(asked) >= 5
+    for q, ev in asked:
+        holders = [
+            c for c in registry.chunks_of(ev["version_id"]) if normalize(ev["quote"]) in normalize(c.text)
+        ]
+        assert [c.page_start for c in holders] == [ev["page"]], q["question_id"]
+    card = render_chunk_region(registry, holders[0])
+    assert card.startswith("data:image/png;base64,") and len(card) > 1000

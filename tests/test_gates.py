@@ -275,3 +275,48 @@ def test_eval_with_a_bad_gates_file_stops_before_the_run(tmp_path):
     assert result.exit_code == 2
     assert "unknown metric 'nope'" in result.output
     assert not (tmp_path / "runs").exists()
+
+
+# --- the file's model (issue 12): strict types, no rule-less file, short functions ------------
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "key", "fragment"),
+    [
+        ('[overall]\nerror_rate = { max = "0.1" }\n', 2, "overall.error_rate", "must be a number, not '0.1'"),
+        ("[overall]\nerror_rate = { max = nan }\n", 2, "overall.error_rate", "must be a finite number"),
+        ("[overall]\nerror_rate = { max = true }\n", 2, "overall.error_rate", "must be a number"),
+        ('[overall]\ncompare = "upper"\nerror_rate = { max = 0.1 }\n', 2, "overall.compare", "compare must be"),
+        ("[overall]\nerror_rate = 0.1\n", 2, "overall.error_rate", "a rule must be a table"),
+    ],
+)
+def test_strict_types_never_coerce_a_typo_into_a_rule(tmp_path, text, line, key, fragment):
+    path = write(tmp_path, text)
+    with pytest.raises(DataError) as info:
+        load_gates(path)
+    err = info.value
+    assert (err.line, err.field) == (line, key), str(err)
+    assert fragment in str(err)
+
+
+@pytest.mark.parametrize("text", ["", "# only comments\n", 'compare = "lower"\n', "[overall]\n[tier.critical]\n"])
+def test_a_gates_file_without_any_rule_is_refused(tmp_path, text):
+    path = write(tmp_path, text)
+    with pytest.raises(DataError) as info:
+        load_gates(path)
+    assert info.value.exit_code == 2 and "has no rule" in str(info.value) and str(path) in str(info.value)
+    result = CliRunner().invoke(app, ["gate", str(make_run(tmp_path)), "--gates", str(path)])
+    assert result.exit_code == 2 and "has no rule" in result.output
+
+
+def test_no_function_in_the_gates_package_is_over_80_lines():
+    import ast
+
+    long = []
+    for path in sorted((REPO / "evals" / "gates").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > 80:
+                    long.append(f"{path.name}:{node.lineno} {node.name} ({length} lines)")
+    assert not long

@@ -7,6 +7,7 @@ import json
 import math
 import subprocess
 import sys
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -16,7 +17,15 @@ from evals.judges import JudgeInput, JudgeUnit, OfflineJudge, make_judge, suppor
 from evals.judges import lexicon as lx
 from evals.judges.calibrate import binary_report, cross_validate, fit_params, group_folds, predict
 from evals.judges.metrics import balanced_accuracy, cohen_kappa, macro_f1, precision_recall
-from evals.judges.offline import DEFAULT_PARAMS, STRICT_PARAMS, decide, extract_features, is_supported
+from evals.judges.offline import (
+    DEFAULT_PARAMS,
+    RU_PARAMS,
+    STRICT_PARAMS,
+    decide,
+    extract_features,
+    fit_ru_params,
+    is_supported,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,14 +52,27 @@ def test_number_mismatch_is_unsupported() -> None:
 
 
 def test_paraphrase_with_the_same_numbers_is_supported() -> None:
-    # tokens: медсестр обуча охран труд не реж раз в 12 месяц → 10; shared bigrams cover
-    # "охран труд не реж" and "раз в 12 месяц" → 8; overlap = 8/10 + 0.22·ln 9 = 1.283
-    result = verdict("Медсёстры обучаются охране труда не реже раза в 12 месяцев.")
-    features = extract_features(JudgeInput("Медсёстры обучаются охране труда не реже раза в 12 месяцев.", [EVIDENCE]))
-    assert features is not None and (features.tokens, features.matched) == (10, 8)
-    assert features.overlap(DEFAULT_PARAMS.beta) == pytest.approx(0.8 + 0.22 * math.log(9))
-    assert result.value == "supported"
-    assert "8/10 claim tokens" in result.reason
+    # content words of the claim (stop words, "не реже", the number and its unit dropped;
+    # "медсёстры" read as "медицинская сестры"): медицинская сестры обучаются охране труда раза →
+    # the evidence holds every stem but "обучаются" (обуча; the evidence has "обучение", обучен) → 5/6
+    claim = "Медсёстры обучаются охране труда не реже раза в 12 месяцев."
+    result = verdict(claim)
+    features = extract_features(JudgeInput(claim, [EVIDENCE]))
+    assert features is not None and features.lang == "ru"
+    assert features.missing_words == ("обучаются",) and features.coverage == pytest.approx(5 / 6)
+    assert result.value == "supported" and "83% of claim content words held" in result.reason
+
+
+def test_english_overlap_score() -> None:
+    # English keeps the ExpertQA-fitted overlap: tokens staff complet fire safeti train at least
+    # 1 everi 12 month (11); every bigram but (staff, complet) is in the evidence → 10 matched
+    evidence = "Staff must complete fire safety training at least once every 12 months."
+    claim = "Staff complete fire safety training at least once every 12 months."
+    features = extract_features(JudgeInput(claim, [evidence]))
+    assert features is not None and features.lang == "en"
+    assert (features.tokens, features.matched) == (11, 10)
+    assert features.overlap(DEFAULT_PARAMS.beta) == pytest.approx(10 / 11 + 0.22 * math.log(11))
+    assert verdict(claim, evidence).reason.startswith("10/11 claim tokens")
 
 
 def test_number_written_as_words_matches_digits() -> None:
@@ -66,14 +88,13 @@ def test_negation_flip_is_unsupported() -> None:
 
 def test_prohibition_against_permission_is_unsupported() -> None:
     result = verdict("Курение на территории организации разрешается.")
-    assert result.value == "unsupported"
-    assert result.reason.startswith("negation differs: claim permits")
+    assert (result.value, result.reason) == ("unsupported", "claim states a permission, the fragment a prohibition")
 
 
 def test_reversed_bound_is_unsupported() -> None:
     result = verdict("Медицинские сестры проходят обучение по охране труда не более одного раза в 12 месяцев.")
     assert result.value == "unsupported"
-    assert result.reason == "claim says at most 12, evidence at least"
+    assert result.reason == "claim says at most 1, evidence at least"  # "одного" is read as 1
 
 
 def test_negated_permission_is_caught_by_scope() -> None:
@@ -82,10 +103,15 @@ def test_negated_permission_is_caught_by_scope() -> None:
     assert "отказа" in result.reason
 
 
-def test_obligation_backed_by_permission_is_partial() -> None:
+def test_obligation_backed_by_permission_is_unsupported() -> None:
     result = verdict("Работник обязан отказаться от выполнения работ при возникновении опасности для его жизни.")
-    assert result.value == "partial"
-    assert result.reason == "claim states an obligation, the evidence a permission"
+    assert (result.value, result.reason) == ("unsupported", "claim states an obligation, the fragment a permission")
+
+
+def test_english_obligation_backed_by_permission_is_partial() -> None:
+    evidence = "Employees may refuse work when it endangers their life."
+    result = verdict("Employees must refuse work when it endangers their life.", evidence)
+    assert (result.value, result.reason) == ("partial", "claim states an obligation, the evidence a permission")
 
 
 def test_unrelated_claim_is_unsupported_and_exact_copy_supported() -> None:
@@ -94,14 +120,18 @@ def test_unrelated_claim_is_unsupported_and_exact_copy_supported() -> None:
     assert copy.value == "supported" and copy.score is not None and copy.score > 0.99
 
 
-def test_half_invented_claim_partial_under_strict_params() -> None:
+def test_half_invented_claim_is_partial_below_the_coverage_floor() -> None:
     claim = "Медицинские сёстры проходят обучение и сдают экзамен по пожарной безопасности ежегодно."
     features = extract_features(JudgeInput(claim, [EVIDENCE]))
     assert features is not None
     # content stems: медицинск сестр проход обучен сда экзам пожарн безопасн ежегодн → 4 of 9 in evidence
     assert features.coverage == pytest.approx(4 / 9)
-    assert decide(features, STRICT_PARAMS).value == "partial"
-    assert decide(features, DEFAULT_PARAMS).value == "supported"  # the ExpertQA-calibrated default is lenient
+    assert features.missing_words == ("сдают", "экзамен", "пожарной", "безопасности", "ежегодно")
+    floor = replace(RU_PARAMS, min_coverage=0.5)
+    result = decide(features, floor)
+    assert (result.value, result.reason) == (
+        "partial", "claim adds what the fragment does not hold: сдают, экзамен, пожарной, безопасности")
+    assert decide(features, replace(RU_PARAMS, partial_coverage=0.5, min_coverage=0.5)).value == "unsupported"
 
 
 def test_english_cues() -> None:
@@ -218,3 +248,118 @@ def test_bench_script_on_expertqa_format(tmp_path: Path) -> None:
     assert out["pairs"] == 8  # 4 labelled claims with passage text × 2 questions; N/A and URL-only skipped
     assert out["offline_shipped"]["macro_f1"] == 1.0
     assert out["always_supported"] == {"macro_f1": pytest.approx(1 / 3), "balanced_accuracy": 0.5, "cohen_kappa": 0.0}
+
+
+# --- Russian regulation rules: one obvious case each, with the reason that must fire --------
+
+RU_RULES = [
+    # (claim, evidence fragments, verdict, reason prefix)
+    ("Аборт по желанию женщины проводится при сроке до двенадцати недель.",
+     ["Искусственное прерывание беременности по желанию женщины проводится при сроке до 12 недель."],
+     "supported", "every number"),
+    ("Донором может быть гражданин от восемнадцати до тридцати пяти лет.",
+     ["Донором может быть гражданин в возрасте от 18 до 40 лет."], "unsupported", "number not in evidence: 35"),
+    ("Больничный выдаётся на 12 недель.", ["Больничный лист выдается на 12 месяцев."],
+     "unsupported", "number not in evidence: 12"),
+    ("Журнал хранится в течение 12 месяцев.", ["Журнал хранится в течение года."], "supported", "every number"),
+    ("Аттестация проводится не чаще одного раза в пять лет.", ["Аттестация проводится не реже одного раза в пять лет."],
+     "unsupported", "claim says at most 1, evidence at least"),
+    ("Вакцинация проводится после 18 лет.", ["Вакцинация проводится до 18 лет."],
+     "unsupported", "claim says at least 18, evidence at most"),
+    ("Встать на учёт нужно не раньше двенадцатой недели беременности.",
+     ["Беременная обязана встать на учет до двенадцати недель беременности."],
+     "unsupported", "claim says at least 12, evidence at most"),
+    ("Прививку проводят детям до 16 лет.", ["Прививка проводится детям 16 лет и старше."],
+     "unsupported", "claim says at most 16, evidence at least"),
+    ("Прививка не проводится детям.", ["Прививка проводится детям с согласия родителей."],
+     "unsupported", "negation differs: claim negates 'провод'"),
+    ("Да, прививка проводится детям с согласия родителей.", ["Прививка проводится детям с согласия родителей."],
+     "supported", "every number"),
+    ("Медицинская помощь в поликлинике оказывается бесплатно.",
+     ["Медицинская помощь в поликлинике оказывается бесплатно, за исключением косметологических услуг."],
+     "partial", "claim drops the exception 'за исключением"),
+    ("Медицинская помощь в поликлинике оказывается бесплатно, кроме косметологических услуг.",
+     ["Медицинская помощь в поликлинике оказывается бесплатно, за исключением косметологических услуг."],
+     "supported", "every number"),
+    ("Работодатель вправе обеспечить работников средствами защиты.",
+     ["Работодатель обязан обеспечить работников средствами индивидуальной защиты."],
+     "unsupported", "claim states a permission, the fragment an obligation"),
+    ("Работодатель должен обеспечить работников средствами защиты.",
+     ["Работодатель обязан обеспечить работников средствами индивидуальной защиты."], "supported", "every number"),
+    ("Врач проводит инструктаж пациентов перед процедурой.",
+     ["Медицинская сестра проводит инструктаж пациентов перед процедурой."],
+     "unsupported", "claim names врач, the fragment медицинская сестра"),
+    ("Медсестра проводит инструктаж пациентов перед процедурой.",
+     ["Медицинская сестра проводит инструктаж пациентов перед процедурой."], "supported", "every number"),
+    ("Пациента переводят в другое отделение, потому что там больше коек.",
+     ["Пациента переводят в другое отделение по решению лечащего врача."],
+     "unsupported", "claim gives a cause ('потому что')"),
+    ("Любые пациенты получают лекарства бесплатно.",
+     ["Пациенты, состоящие на диспансерном учете, получают лекарства бесплатно."],
+     "partial", "claim generalises: 'любые'"),
+    ("Выписка из медицинской карты выдаётся пациенту.",
+     ["Выписка из медицинской карты выдается пациенту при наличии письменного заявления."],
+     "partial", "claim drops the condition 'при наличии письменного заявления'"),
+    ("Посещения пациентов разрешаются в часы приёма.", ["Посещения пациентов разрешаются только в часы приема."],
+     "partial", "claim drops the restriction 'только"),
+    ("Главный врач утверждает график отпусков сотрудников.", ["Курение на территории больницы запрещается."],
+     "unsupported", "the fragment does not state the claim: 0%"),
+    ("Услуга оказывается бесплатно.", ["Услуга оказывается на платной основе."],
+     "unsupported", "negation differs: claim says 'бесплатно'"),
+]
+
+
+@pytest.mark.parametrize(("claim", "evidence", "value", "reason"), RU_RULES, ids=[c[:40] for c, *_ in RU_RULES])
+def test_russian_rule(claim: str, evidence: list[str], value: str, reason: str) -> None:
+    result = judge.judge_one(JudgeInput(claim, evidence))
+    assert (result.value, result.reason[: len(reason)]) == (value, reason)
+
+
+def test_two_fragments_support_a_claim_together() -> None:
+    claim = "Донором может быть гражданин от 18 до 35 лет, прошедший обследование за 30 дней до сдачи крови."
+    first = "Донором может быть гражданин в возрасте от восемнадцати до тридцати пяти лет."
+    second = "Медицинское обследование донора проводится не позднее чем за тридцать дней до сдачи крови."
+    assert judge.judge_one(JudgeInput(claim, [first, second])).value == "supported"
+    alone = judge.judge_one(JudgeInput(claim, [first]))
+    assert (alone.value, alone.reason) == ("unsupported", "number not in evidence: 30")
+
+
+def test_russian_params_fit_the_middle_of_the_plateau() -> None:
+    # claims whose verdict hangs on coverage alone: 1.0 and 0.8 supported, 0.4 partial, 0.0 unsupported
+    evidence = ["Медицинские сестры проходят обучение по охране труда."]
+    claims = ["Медицинские сестры проходят обучение по охране труда.",
+              "Медицинские сестры проходят обучение по охране здоровья.",
+              "Медицинские сестры сдают экзамен пожарной безопасности.",
+              "Главный инженер утверждает график отпусков."]
+    features = [extract_features(JudgeInput(c, evidence)) for c in claims]
+    assert [round(f.coverage, 2) for f in features if f is not None] == [1.0, 0.83, 0.33, 0.0]
+    params = fit_ru_params(features, ["supported", "supported", "partial", "unsupported"])
+    # binary and three-way F1 are perfect for min_coverage in (0.33, 0.83] and partial in (0, 0.33]:
+    # grid points 0.35 … 0.80 (10) → the 5th, 0.55; then 0.05 … 0.30 (6) → the 3rd, 0.15
+    assert (params.min_coverage, params.partial_coverage) == (0.55, 0.15)
+    assert [decide(f, params).value for f in features] == ["supported", "supported", "partial", "unsupported"]
+
+
+def test_ru_bench_script_on_a_tiny_file(tmp_path: Path) -> None:
+    rows = [
+        ("Обучение проводится не реже раза в 12 месяцев.", "supported", "paraphrase_supported", 0),
+        ("Обучение проводится не реже раза в 6 месяцев.", "unsupported", "number_changed", 0),
+        ("Обучение проводится не чаще раза в 12 месяцев.", "unsupported", "bound_reversed", 5000),
+        ("Обучение проводится раз в 12 месяцев, потому что так удобно.", "unsupported", "invented_causality", 5000),
+    ]
+    lines = [json.dumps({"pair_id": f"p{i}", "claim": c, "evidence": ["Обучение проводится не реже одного раза в 12 месяцев."],
+                         "label": lab, "kind": kind, "source": {"document_id": "x", "start": start, "end": start + 9}},
+                        ensure_ascii=False) for i, (c, lab, kind, start) in enumerate(rows)]
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "judge_ru.py"), str(path), "--format", "json",
+                           "--folds", "2", "--repeats", "1", "--corpus", str(tmp_path / "none")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert (out["pairs"], out["groups"]) == (4, 2)  # no corpus: offsets 3,000 apart are two groups
+    assert out["offline_shipped"]["binary_macro_f1"] == 1.0
+    assert out["offline_shipped"]["by_kind"] == {"bound_reversed": [1, 1], "invented_causality": [1, 1],
+                                                 "number_changed": [1, 1], "paraphrase_supported": [1, 1]}
+    # always "supported": F1 of "supported" = 2·1/(4+1) = 0.4, of "not" = 0 → 0.2
+    assert out["always_supported"]["binary_macro_f1"] == pytest.approx(0.2)

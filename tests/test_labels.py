@@ -16,7 +16,8 @@ from evals.data.models import JUDGMENT_VALUES, Judgment
 from evals.errors import DataError
 from evals.labels import ReviewConfig, export_to_judgments, write_tasks_file
 from evals.labels.config import config_path
-from evals.labels.tasks import RunData, TaskBuilder, layout_of
+from evals.labels.tasks import TaskBuilder, layout_of
+from evals.runfolder import RunFolder
 
 runner = CliRunner()
 
@@ -87,7 +88,7 @@ def test_tasks_one_per_answered_question_keyed_and_untrusted_text_kept_as_text(r
 
 
 def test_predictions_only_when_asked_and_mapped_to_control_names(run_dir: Path) -> None:
-    run = RunData.load(run_dir)
+    run = RunFolder(run_dir)
     tasks = {t["data"]["question_id"]: t for t in TaskBuilder(run).tasks(predictions=True)}
     (pred,) = tasks["q1"]["predictions"]
     assert pred["model_version"] == "auto:offline"
@@ -103,8 +104,8 @@ def test_predictions_only_when_asked_and_mapped_to_control_names(run_dir: Path) 
 
 
 def test_english_tasks_have_english_wording(run_dir: Path) -> None:
-    run = RunData.load(run_dir)
-    task = TaskBuilder(run, "en").task(run.answers[1])
+    run = RunFolder(run_dir)
+    task = TaskBuilder(run, "en").task(run.answer_list[1])
     assert "at the time of the question: superseded" in task["data"]["claims"][0]["cards"][0]["head"]
 
 
@@ -116,7 +117,7 @@ def _choice(name: str, to: str, value: str) -> dict:
 
 
 def _export(run_dir: Path) -> list[dict]:
-    tasks = TaskBuilder(RunData.load(run_dir)).tasks()
+    tasks = TaskBuilder(RunFolder(run_dir)).tasks()
     by_q = {t["data"]["question_id"]: t for t in tasks}
     q1 = {
         "id": 11,

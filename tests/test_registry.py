@@ -79,3 +79,33 @@ def test_default_chunk_id_follows_design():
     expected = hashlib.sha256("v1\x1fA/B\x1fтекст пункта".encode()).hexdigest()[:16]
     assert default_chunk_id("v1", ["A", "B"], "  текст\n\n  пункта ") == expected
     assert len(expected) == 16
+
+
+def test_page_checks_are_skipped_only_for_editions_without_pages(tmp_path):
+    reg = Registry(
+        [Document(document_id="d", title="D", acl=[])],
+        [version(version_id="paged"), version(version_id="bare", pages_known=False), version(version_id="said", pages_known=True)],
+        [],
+        texts_dir=tmp_path / "texts",
+    )
+    assert [reg.pages_known(v) for v in ("paged", "bare", "said", "unknown")] == [True, False, True, True]
+    assert reg.page_check_skip_reason("paged") is None and reg.page_check_skip_reason(None) is None
+    assert reg.page_check_skip_reason("bare") == (
+        "edition bare has no page information (pages_known: false); page anchor not checked"
+    )
+
+
+def test_source_pdf_only_inside_the_registry(tmp_path):
+    folder = tmp_path / "registry"
+    (folder / "files").mkdir(parents=True)
+    (folder / "files" / "a.pdf").write_bytes(b"%PDF")
+    (tmp_path / "outside.pdf").write_bytes(b"%PDF")  # exists, but out of the registry
+    reg = Registry(
+        [],
+        [version(version_id="a", source_file="files/a.pdf"), version(version_id="b", source_file="../outside.pdf"),
+         version(version_id="c", source_file="files/missing.pdf"), version(version_id="d")],
+        [],
+        texts_dir=folder / "texts",
+    )
+    assert reg.source_pdf("a") == (folder / "files" / "a.pdf").resolve()
+    assert [reg.source_pdf(v) for v in ("b", "c", "d", "nope")] == [None, None, None, None]

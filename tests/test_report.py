@@ -397,7 +397,7 @@ def test_agreement_and_judge_agreement_are_shown_when_present(tmp_path):
 
 
 def test_a_torn_last_answer_line_is_left_out_and_the_file_is_untouched(tmp_path):
-    from evals.report.load import read_answers
+    from evals.runfolder import read_answers
 
     path = tmp_path / "answers.jsonl"
     whole = json.dumps({"question_id": "q1", "status": "abstained"}) + "\n"

@@ -148,3 +148,85 @@ def test_console_script_prints_no_traceback(tmp_path):
     assert proc.returncode == 2
     assert "documents.jsonl:1: title: required field is missing" in proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def without_pages(rows):
+    """train-v1 recorded as having no page information: its chunks lose their pages."""
+    for version in rows["versions"]:
+        if version["version_id"] == "train-v1":
+            version["pages_known"] = False
+    for chunk in rows["chunks"]:
+        if chunk["version_id"] == "train-v1":
+            chunk.pop("page_start")
+            chunk.pop("page_end")
+
+
+def test_an_edition_without_pages_is_a_warning_and_so_is_a_gold_page_on_it(tmp_path):
+    root = with_fault(tmp_path, without_pages)
+    code, out = validate(root)
+    assert code == 0, out
+    assert (
+        f"warning: {root / 'registry' / 'versions.jsonl'}:1: pages_known: edition 'train-v1' has no page "
+        "information; page-level anchor checks are skipped for it" in out
+    )
+    assert f"warning: {root / 'questions.jsonl'}:1: gold.evidence.0.page: gold names page 1, but edition" in out
+    assert "3 questions (critical 2, policy 1), 2 warning(s)" in out
+    report = json.loads(validate(root, "--format", "json")[1])
+    assert report["ok"] is True and [w["field"] for w in report["warnings"]] == ["pages_known", "gold.evidence.0.page"]
+
+
+def test_chunks_may_not_claim_pages_on_an_edition_without_them(tmp_path):
+    def mutate(rows):
+        rows["versions"][0]["pages_known"] = False  # train-v1; its chunks keep pages
+
+    root = with_fault(tmp_path, mutate)
+    code, out = validate(root)
+    assert code == 2
+    assert "chunks.jsonl:1: page_start: chunk has pages but its edition 'train-v1' says pages_known: false" in out
+
+
+def test_source_file_must_lie_inside_the_registry(tmp_path):
+    def mutate(rows):
+        rows["versions"][0]["source_file"] = "../../secret.pdf"
+        rows["versions"][1]["source_file"] = "files/train-v2.pdf"
+
+    code, out = validate(with_fault(tmp_path, mutate))
+    assert code == 2
+    assert "versions.jsonl:1: source_file: source_file '../../secret.pdf' is not a path inside the registry" in out
+    assert "versions.jsonl:2: source_file: source_file 'files/train-v2.pdf' not found in the registry" in out
+
+
+def test_require_valid_raises_with_the_first_problems(tmp_path):
+    from evals.data.validate import DatasetNotValid, require_valid
+    from evals.errors import DataError
+
+    assert require_valid(write_dataset(tmp_path / "good")).ok
+
+    def mutate(rows):
+        for chunk in rows["chunks"]:
+            chunk["version_id"] = "nope"
+
+    root = with_fault(tmp_path / "bad", mutate)
+    with pytest.raises(DatasetNotValid) as caught:
+        require_valid(root)
+    lines = str(caught.value).splitlines()
+    # five chunks name an unknown edition, so the two gold quotes occur in no chunk of theirs
+    assert lines[0] == f"{root}: dataset does not validate (citeval data validate): 7 problem(s)"
+    assert len(lines) == 8 and "unknown version_id 'nope'" in lines[1] and "gold quote" in lines[-1]
+    assert caught.value.exit_code == 2
+    many = DatasetNotValid([DataError("q.jsonl", i, "bad") for i in range(1, 16)])
+    assert str(many).splitlines()[-1] == "  … and 5 more (citeval data validate lists them all)"
+    assert len(str(many).splitlines()) == 12
+
+
+def test_boxes_must_lie_on_the_chunk_pages_and_be_upright(tmp_path):
+    def mutate(rows):
+        rows["chunks"][0]["bbox"] = [{"page": 1, "x0": 72, "y0": 100, "x1": 300, "y1": 130},
+                                     {"page": 3, "x0": 72, "y0": 100, "x1": 300, "y1": 130}]
+        rows["chunks"][1]["bbox"] = [{"page": 2, "x0": 300, "y0": 100, "x1": 72, "y1": 130}]
+
+    code, out = validate(with_fault(tmp_path, mutate))
+    assert code == 2
+    assert "chunks.jsonl:1: bbox.1.page: box on page 3 lies outside the chunk's pages 1..1" in out
+    assert "chunks.jsonl:2: bbox.0: box has x1 < x0 or y1 < y0" in out
+    assert "bbox.0.page" not in out

@@ -1,18 +1,32 @@
 """Rebuild the demo dataset from its sources:  python datasets/demo/build.py
 
-1. `citeval data ingest sources --out registry` (Markdown editions + manifest*.toml);
+0. the editions that reach citeval as PDF or DoclingDocument JSON (manifest-part3.toml) are made
+   from the Markdown beside them (pdfmake.py);
+1. `citeval data ingest sources --out registry` (manifest*.toml; Markdown, PDF and Docling JSON);
 2. questions-*.jsonl → questions.jsonl, each gold quote given its char span in its edition;
 3. the question-mix table in README.md, between the mix markers.
+
+Other tools read registry/ while this runs: the ingest swaps the new registry in with one
+rename, and questions.jsonl is replaced the same way.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections import Counter
 from pathlib import Path
 
 from evals.data import Registry, ingest, locate
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pdfmake  # noqa: E402  (beside this script, not a package)
 
 HERE = Path(__file__).resolve().parent
 KINDS = ("single_fact", "multi_document", "version_trap", "should_abstain", "numeric", "paraphrase")
@@ -53,13 +67,35 @@ def write_readme_table(rows: list[dict], readme: Path = HERE / "README.md") -> N
     readme.write_text(f"{head}{START}\n{mix_table(rows)}\n{END}{tail}", encoding="utf-8")
 
 
+def make_generated_editions(sources: Path = HERE / "sources") -> int:
+    """PDF and DoclingDocument editions from the Markdown file of the same name beside them."""
+    made = 0
+    for manifest in sorted(sources.glob("manifest*.toml")):
+        for document in tomllib.loads(manifest.read_text(encoding="utf-8")).get("document", []):
+            for edition in document.get("edition", []):
+                target = sources / edition["file"]
+                markdown = target.with_suffix(".md")
+                if target.suffix not in (".pdf", ".json") or not markdown.is_file():
+                    continue
+                pdf = sources / edition["pdf"] if "pdf" in edition else (target if target.suffix == ".pdf" else None)
+                docling = target if target.suffix == ".json" else None
+                pdfmake.make(markdown, pdf_out=pdf, docling_out=docling)
+                made += 1
+    return made
+
+
+def write_atomic(path: Path, text: str) -> None:
+    staging = path.with_name(f".{path.name}.tmp")
+    staging.write_text(text, encoding="utf-8")
+    os.replace(staging, path)
+
+
 def main() -> int:
+    make_generated_editions()
     result = ingest(HERE / "sources", HERE / "registry")
     registry = Registry.load(HERE)
     rows = merged_questions(registry)
-    with open(HERE / "questions.jsonl", "w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    write_atomic(HERE / "questions.jsonl", "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
     write_readme_table(rows)
     print(f"{result.documents} documents, {result.editions} editions, {result.chunks} chunks, {len(rows)} questions")
     return 0

@@ -11,27 +11,29 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from ..data.jsonl import JsonlAppender, iter_json_lines, read_jsonl, validation_errors, write_json_atomic
+from ..data.jsonl import (
+    JsonlAppender,
+    iter_json_lines,
+    load_questions,
+    questions_file,
+    validation_errors,
+    write_json_atomic,
+)
 from ..data.models import JUDGMENT_VALUES, Judgment, JudgmentField
-from ..errors import DataError, UsageError
+from ..errors import CitevalError, DataError, UsageError
+from ..precedence import ADJUDICATED, FIELD_GRAIN, UnitKey, grain_problem, latest_by_source, unit_key
+from ..runfolder import AGREEMENT, JUDGMENTS, MANIFEST, RunFolder, read_judgments, recorded, recorded_run_id
 from .report import AgreementReport, Context, compute_agreement
 from .stats import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
-from .table import ADJUDICATED, FIELD_GRAIN, UnitKey, is_rater, unit_key
 
-JUDGMENTS_FILE = "judgments.jsonl"
-AGREEMENT_FILE = "agreement.json"
-ANSWERS_FILE = "answers.jsonl"
-MANIFEST_FILE = "manifest.json"
+JUDGMENTS_FILE = JUDGMENTS
+AGREEMENT_FILE = AGREEMENT
+MANIFEST_FILE = MANIFEST
 
-
-def _grain_problem(field_name: str, claim_id: str | None, evidence_id: str | None) -> tuple[str, str] | None:
-    """(id field, message) when a label's ids do not match its field's unit (DESIGN 5)."""
-    grain = FIELD_GRAIN[field_name]
-    for id_name, value in (("claim_id", claim_id), ("evidence_id", evidence_id)):
-        if id_name in grain and not value:
-            needed = " and ".join(grain[1:])
-            return id_name, f"field {field_name!r} is judged per {' × '.join(grain)}: {needed} required"
-    return None
+__all__ = [
+    "AGREEMENT_FILE", "AdjudicationResult", "AgreeResult", "ResolvedLabel", "adjudicate", "agree", "load_context",
+    "locate", "read_judgments", "read_resolved", "write_agreement",
+]
 
 
 def locate(target: Path | str) -> tuple[Path, Path | None]:
@@ -47,46 +49,26 @@ def locate(target: Path | str) -> tuple[Path, Path | None]:
     return path, None
 
 
-def read_judgments(path: Path | str) -> list[Judgment]:
-    """Every judgment in file order; a human or adjudicated label without its unit's ids is a DataError."""
-    out = []
-    for lineno, judgment in read_jsonl(path, Judgment):
-        if is_rater(judgment.source) or judgment.source == ADJUDICATED:
-            problem = _grain_problem(judgment.field, judgment.claim_id, judgment.evidence_id)
-            if problem:
-                raise DataError(path, lineno, problem[1], field=problem[0])
-        out.append(judgment)
-    return out
-
-
-def _ignore(_: DataError) -> None:
-    """Context files only add texts to disagreements; their problems are other commands' to report."""
-
-
 def load_context(folder: Path) -> Context:
-    """Question and claim texts from a run's answers and its dataset's questions, where present."""
+    """Question and claim texts from a run's answers and its dataset's questions (any format),
+    where present; context only adds texts to disagreements, so what cannot be read is skipped."""
     context = Context()
-    answers = folder / ANSWERS_FILE
-    if answers.is_file():
-        for _, obj in iter_json_lines(answers, _ignore):
-            qid = obj.get("question_id")
-            claims = obj.get("claims")
-            if not isinstance(qid, str) or not isinstance(claims, list):
-                continue
-            for claim in claims:
-                if isinstance(claim, dict) and isinstance(claim.get("claim_id"), str):
-                    context.claims[(qid, claim["claim_id"])] = str(claim.get("text") or "")
-    manifest = folder / MANIFEST_FILE
     try:
-        dataset = json.loads(manifest.read_text(encoding="utf-8"))["dataset"]["path"]
-    except (OSError, ValueError, KeyError, TypeError):
+        answers = RunFolder(folder).answer_list
+    except CitevalError:
+        answers = []
+    for answer in answers:
+        for claim in answer.claims:
+            context.claims[(answer.question_id, claim.claim_id)] = claim.text or ""
+    dataset = recorded(folder, "dataset", "path")
+    if not isinstance(dataset, str):
         return context
     for base in (Path(dataset), folder / dataset):
-        questions = base / "questions.jsonl"
-        if questions.is_file():
-            for _, obj in iter_json_lines(questions, _ignore):
-                if isinstance(obj.get("question_id"), str) and isinstance(obj.get("question"), str):
-                    context.questions[obj["question_id"]] = obj["question"]
+        if questions_file(base).exists():
+            try:
+                context.questions.update({q.question_id: q.question for q in load_questions(base)})
+            except CitevalError:
+                pass
             break
     return context
 
@@ -114,7 +96,7 @@ class ResolvedLabel(BaseModel):
             raise ValueError(f"{self.value!r} is not a value of field {self.field!r} (expected one of {expected})")
         if not self.question_id.strip():
             raise ValueError("question_id must not be empty")
-        problem = _grain_problem(self.field, self.claim_id, self.evidence_id)
+        problem = grain_problem(self.field, self.claim_id, self.evidence_id)
         if problem:
             raise ValueError(problem[1])
         grain = FIELD_GRAIN[self.field]
@@ -159,13 +141,9 @@ def read_resolved(path: Path | str) -> list[ResolvedLabel]:
 
 
 def _run_id(judgments: list[Judgment], run_dir: Path | None, judgments_path: Path) -> str:
-    if run_dir is not None:
-        try:
-            run_id = json.loads((run_dir / MANIFEST_FILE).read_text(encoding="utf-8"))["run_id"]
-            if isinstance(run_id, str) and run_id:
-                return run_id
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
+    recorded = recorded_run_id(run_dir) if run_dir is not None else None
+    if recorded:
+        return recorded
     if judgments:
         return Counter(j.run_id for j in judgments).most_common(1)[0][0]
     return (run_dir or judgments_path.parent).name
@@ -179,13 +157,11 @@ def adjudicate(target: Path | str, resolved: Path | str, *, at: datetime | None 
     judgments_path, run_dir = locate(target)
     labels = read_resolved(resolved)
     existing = read_judgments(judgments_path)
-    latest: dict[tuple[str, UnitKey], tuple[datetime, int, str]] = {}
-    for order, j in enumerate(existing):
-        if j.source != ADJUDICATED:
-            continue
-        key = (j.field, unit_key(j.field, j.question_id, j.claim_id, j.evidence_id))
-        if key not in latest or (j.at, order) >= latest[key][:2]:
-            latest[key] = (j.at, order, j.value)
+    latest = {
+        (name, unit): j.value
+        for (name, unit, source), j in latest_by_source(existing).items()
+        if source == ADJUDICATED
+    }
     run_id = _run_id(existing, run_dir, judgments_path)
     stamp = at or datetime.now(timezone.utc)
     result = AdjudicationResult(judgments_path)
@@ -194,7 +170,7 @@ def adjudicate(target: Path | str, resolved: Path | str, *, at: datetime | None 
     for label in labels:
         key = (label.field, label.unit())
         current = latest.get(key)
-        if key in seen or (current is not None and current[2] == label.value):
+        if key in seen or (current is not None and current == label.value):
             result.unchanged += 1
             continue
         seen.add(key)
@@ -264,6 +240,18 @@ def _existing_judge_agreement(path: Path) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def judges_against_people(judgments: list[Judgment]) -> dict[str, Any]:
+    """DESIGN 6 `judge_agreement`: each auto judge against the human / adjudicated support labels,
+    when the judgments hold both; empty otherwise."""
+    people = any(j.field == "support" and not j.source.startswith("auto:") for j in judgments)
+    judges = any(j.field == "support" and j.source.startswith("auto:") for j in judgments)
+    if not (people and judges):
+        return {}
+    from ..judges.agreement import judge_agreement
+
+    return judge_agreement(judgments)
+
+
 def write_agreement(report: AgreementReport, path: Path | str) -> Path:
     """Write agreement.json atomically, keeping an existing judge_agreement section."""
     path = Path(path)
@@ -297,6 +285,7 @@ def agree(
     judgments = read_judgments(judgments_path)
     context = load_context(run_dir or judgments_path.parent)
     report = compute_agreement(judgments, n_resamples=n_resamples, seed=seed, confidence=confidence, context=context)
+    report.judge_agreement = judges_against_people(judgments)
     written = []
     if run_dir is not None:
         written.append(write_agreement(report, run_dir / AGREEMENT_FILE))

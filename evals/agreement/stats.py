@@ -36,18 +36,21 @@ import krippendorff
 import numpy as np
 import numpy.typing as npt
 
+from ..bootstrap import CONFIDENCE, MIN_VALID, RESAMPLES, SEED, generator
+
 Table = Sequence[Sequence[Any]]
 Weights = Literal["linear", "quadratic"]
 Level = Literal["nominal", "ordinal", "interval"]
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-DEFAULT_RESAMPLES = 2000
-DEFAULT_SEED = 0
-DEFAULT_CONFIDENCE = 0.95
+# One seed, resample count and level for every interval citeval reports (evals.bootstrap).
+DEFAULT_RESAMPLES = RESAMPLES
+DEFAULT_SEED = SEED
+DEFAULT_CONFIDENCE = CONFIDENCE
 # A percentile interval over the resamples that happen to be defined is conditional on
 # definedness; when many resamples are undefined it no longer describes the statistic.
-MIN_VALID_FRACTION = 0.9
+MIN_VALID_FRACTION = MIN_VALID
 _EPS = 1e-12
 _BATCH = 250  # resamples per batch: bounds memory at 250 × units weights
 
@@ -453,7 +456,7 @@ def bootstrap_ci(
         return Interval(None, reason="no units to resample", n_resamples=n_resamples)
     statistic(table, **options)  # the statistic checks its options (e.g. an order for ordinal alpha)
     kernel = _kernel_for(statistic, table, options)
-    rng = np.random.default_rng(seed)
+    rng = generator(seed)
     values: list[FloatArray] = []
     done = 0
     while done < n_resamples:

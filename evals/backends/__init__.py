@@ -38,13 +38,13 @@ def make_backend(
         path = Path(rest)
         if not path.exists() and dataset is not None and (dataset / rest).exists():
             path = dataset / rest
-        return ReplayBackend(path)
+        return ReplayBackend(path, registry)
     if kind in ("http", "https") and rest:
         # "http:https://host/x" is the documented form; a bare "https://host/x" works too
         url = spec if rest.startswith("//") else rest
         return HttpBackend(url, timeout=timeout, retries=retries, concurrency=concurrency)
     if kind == "python" and rest:
-        return PythonBackend(rest)
+        return PythonBackend(rest, timeout=timeout, concurrency=concurrency)
     if kind == "faults" and rest:
         from .faults import FaultBackend
 

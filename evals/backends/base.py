@@ -40,13 +40,18 @@ class BaseBackend:
 
 
 def request_payload(question: Question, asked_at: datetime) -> dict[str, Any]:
-    """What http and python backends receive: {question_id, question, asked_at, user}."""
-    return {
+    """What http and python backends receive: {question_id, question, asked_at, user}, plus
+    `context` ({"evidence": [...]}, DESIGN 10) when a probe question carries the evidence to answer from."""
+    payload: dict[str, Any] = {
         "question_id": question.question_id,
         "question": question.question,
         "asked_at": asked_at.isoformat(),
         "user": question.user.model_dump(mode="json") if question.user else None,
     }
+    context = (question.model_extra or {}).get("context")
+    if context is not None:
+        payload["context"] = context
+    return payload
 
 
 def error_answer(question_id: str, error_type: str, message: str, **extra: Any) -> Answer:

@@ -1,22 +1,24 @@
 """`http:URL` — POST {question_id, question, asked_at, user}, expect an Answer JSON.
 
-Retries 5xx, timeouts, dropped connections and unparseable bodies with exponential
-backoff and jitter, up to a bound; a 4xx is the caller's mistake and is not retried.
+Calls follow the shared outside-call policy (evals/outside.py): 429 and 503 wait Retry-After,
+5xx, timeouts, dropped connections and unparseable bodies are retried with exponential
+backoff and jitter, up to a bound; another 4xx is the caller's mistake and is not retried; a
+3xx is reported as a redirect. Replies are capped in size (compressed and decompressed) and
+in wall time; after N consecutive failed questions the circuit opens and the rest fail fast.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
 import os
-import random
 import time
 from datetime import datetime
+from typing import Any
 
 import httpx
 from pydantic import ValidationError
 
 from ..data.models import Answer, Question, Usage
+from ..outside import DEFAULT_MAX_REPLY_BYTES, CallPolicy, OutsideCallError, OutsideService, elapsed_ms, post_json
 from .base import BaseBackend, error_answer, request_payload
 
 DEFAULT_AUTH_ENV = "CITEVAL_HTTP_AUTHORIZATION"
@@ -32,11 +34,26 @@ class HttpBackend(BaseBackend):
         backoff: float = 0.25,
         auth_env: str = DEFAULT_AUTH_ENV,
         concurrency: int = 8,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
+        breaker_threshold: int = 8,
+        retry_after_max: float = 30.0,
     ) -> None:
         self.name = f"http:{url}"
         self.url = url
         self.retries = retries
         self.backoff = backoff
+        self.max_reply_bytes = max_reply_bytes
+        self.service = OutsideService(
+            "the http backend",
+            CallPolicy(
+                attempts=retries + 1,
+                backoff_s=backoff,
+                reply_timeout_s=timeout,
+                max_reply_bytes=max_reply_bytes,
+                breaker_threshold=breaker_threshold,
+                retry_after_max_s=retry_after_max,
+            ),
+        )
         headers = {"Content-Type": "application/json"}
         self._auth = os.environ.get(auth_env) or None
         if self._auth:
@@ -54,51 +71,32 @@ class HttpBackend(BaseBackend):
         # the whole header and its credential part, e.g. "Bearer abc" and "abc"
         return [self._auth, *self._auth.split()[1:]]
 
+    def _scrub(self, text: str) -> str:
+        for secret in self.secrets():
+            text = text.replace(secret, "***")
+        return text
+
     async def aclose(self) -> None:
         await self._client.aclose()
 
     async def answer(self, question: Question, asked_at: datetime) -> Answer:
         payload = request_payload(question, asked_at)
         qid = question.question_id
-        last_type, last_message = "unknown", ""
         started = time.perf_counter()
-        for attempt in range(self.retries + 1):
-            if attempt:
-                delay = self.backoff * 2 ** (attempt - 1)
-                await asyncio.sleep(delay + random.uniform(0, delay))
-            try:
-                response = await self._client.post(self.url, json=payload)
-            except httpx.TimeoutException as exc:
-                last_type, last_message = "timeout", f"no reply within the timeout ({type(exc).__name__})"
-                continue
-            except httpx.TransportError as exc:
-                last_type, last_message = "connection_error", f"{type(exc).__name__}: {exc}"
-                continue
-            if response.status_code >= 500:
-                last_type, last_message = "http_5xx", f"HTTP {response.status_code}"
-                continue
-            if response.status_code >= 400:
-                return error_answer(
-                    qid,
-                    "http_4xx",
-                    f"HTTP {response.status_code}: {response.text[:200]}",
-                    raw={"attempts": attempt + 1},
-                )
-            try:
-                body = response.json()
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                last_type, last_message = "malformed_json", f"reply is not JSON: {response.text[:80]!r}"
-                continue
-            try:
-                answer = Answer.model_validate({"question_id": qid, **body} if isinstance(body, dict) else body)
-            except ValidationError as exc:
-                return error_answer(
-                    qid,
-                    "invalid_response",
-                    f"reply is not an Answer: {exc.errors()[0]['msg']}",
-                    raw={"attempts": attempt + 1},
-                )
-            if answer.usage is None:
-                answer.usage = Usage(latency_ms=round((time.perf_counter() - started) * 1000, 1))
-            return answer
-        return error_answer(qid, last_type, last_message, raw={"attempts": self.retries + 1})
+
+        async def attempt() -> Any:
+            return await post_json(self._client, self.url, payload, max_bytes=self.max_reply_bytes, scrub=self._scrub)
+
+        try:
+            body, attempts = await self.service.call(attempt)
+        except OutsideCallError as exc:
+            return error_answer(qid, exc.kind, exc.reason, raw={"attempts": exc.attempts})
+        try:
+            answer = Answer.model_validate({"question_id": qid, **body} if isinstance(body, dict) else body)
+        except ValidationError as exc:
+            return error_answer(
+                qid, "invalid_response", f"reply is not an Answer: {exc.errors()[0]['msg']}", raw={"attempts": attempts}
+            )
+        if answer.usage is None:
+            answer.usage = Usage(latency_ms=elapsed_ms(started))
+        return answer

@@ -1,7 +1,15 @@
-"""`replay:PATH` — recorded answers (plain and Anthropic lines may be mixed)."""
+"""`replay:PATH` — recorded answers (plain and Anthropic lines may be mixed).
+
+Plain lines are Answers. Anthropic lines (a Messages response or its stream events, with
+citeval's question_id and documents beside it) are read when the file is loaded, so a bad
+line fails before anything runs, and converted when their question is asked: the edition a
+`documents[i]` without version_id stands for depends on the question's asked_at.
+"""
 
 from __future__ import annotations
 
+import os
+import re
 from datetime import datetime
 from pathlib import Path
 
@@ -9,40 +17,90 @@ from pydantic import ValidationError
 
 from ..data.jsonl import iter_json_lines, validation_errors
 from ..data.models import Answer, Question
-from ..errors import DataError
-from .anthropic import AnthropicFormatError, anthropic_to_answer
+from ..data.registry import Registry
+from ..errors import DataError, UsageError
+from .anthropic import (
+    AnthropicFormatError,
+    AnthropicLine,
+    anthropic_to_answer,
+    compile_patterns,
+    is_anthropic_line,
+    parse_anthropic_line,
+)
 from .base import BaseBackend, error_answer
+from .prices import PriceTable
+
+ReplayEntry = Answer | AnthropicLine
+REFUSAL_PATTERNS_ENV = "CITEVAL_REFUSAL_PATTERNS"
 
 
-def load_replay(path: Path | str) -> dict[str, Answer]:
-    """Answers by question_id; a bad line raises DataError naming the file and line."""
-    answers: dict[str, tuple[int, Answer]] = {}
+def load_replay(path: Path | str) -> dict[str, ReplayEntry]:
+    """Entries by question_id: Answers, and Anthropic lines still to convert; a bad line raises
+    DataError naming the file and line."""
+    entries: dict[str, tuple[int, ReplayEntry]] = {}
     for lineno, obj in iter_json_lines(path):
+        anthropic = is_anthropic_line(obj)
         if "question_id" not in obj:
-            raise DataError(path, lineno, "required field is missing", "question_id")
+            hint = " (put citeval's question_id and documents beside the response)" if anthropic else ""
+            raise DataError(path, lineno, "required field is missing" + hint, "question_id")
+        entry: ReplayEntry
         try:
-            if obj.get("format") == "anthropic":
-                answer = anthropic_to_answer(obj)
-            else:
-                answer = Answer.model_validate(obj)
+            entry = parse_anthropic_line(obj) if anthropic else Answer.model_validate(obj)
         except AnthropicFormatError as exc:
             raise DataError(path, lineno, f"anthropic line: {exc}") from None
         except ValidationError as exc:
             raise validation_errors(path, lineno, exc)[0] from None
-        if answer.question_id in answers:
-            first = answers[answer.question_id][0]
-            raise DataError(path, lineno, f"second answer for question {answer.question_id!r} (first on line {first})")
-        answers[answer.question_id] = (lineno, answer)
-    return {qid: answer for qid, (_, answer) in answers.items()}
+        if entry.question_id in entries:
+            first = entries[entry.question_id][0]
+            raise DataError(path, lineno, f"second answer for question {entry.question_id!r} (first on line {first})")
+        entries[entry.question_id] = (lineno, entry)
+    return {qid: entry for qid, (_, entry) in entries.items()}
+
+
+def load_refusal_patterns(path: Path | str | None) -> list[re.Pattern[str]] | None:
+    """Refusal patterns from a file (one regular expression a line, # comments); None: the defaults."""
+    if path is None:
+        return None
+    lines: list[str] = []
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(path, None, "refusal patterns file not found") from None
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if line.strip() and not line.lstrip().startswith("#"):
+            try:
+                re.compile(line.strip())
+            except re.error as exc:
+                raise DataError(path, lineno, f"not a regular expression: {exc}") from None
+            lines.append(line.strip())
+    return compile_patterns(lines)
 
 
 class ReplayBackend(BaseBackend):
-    def __init__(self, path: Path | str) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        registry: Registry | None = None,
+        *,
+        prices: PriceTable | None = None,
+        refusal_patterns: list[re.Pattern[str]] | None = None,
+    ) -> None:
         self.name = f"replay:{path}"
-        self._answers = load_replay(path)
+        self._entries = load_replay(path)
+        self._registry = registry
+        if registry is None and any(isinstance(e, AnthropicLine) for e in self._entries.values()):
+            raise UsageError(f"{path}: replaying Anthropic responses needs the dataset's registry")
+        self._prices = prices or PriceTable.from_env()
+        env_patterns = os.environ.get(REFUSAL_PATTERNS_ENV)
+        self._patterns = refusal_patterns if refusal_patterns is not None else load_refusal_patterns(env_patterns)
 
     async def answer(self, question: Question, asked_at: datetime) -> Answer:
-        found = self._answers.get(question.question_id)
+        found = self._entries.get(question.question_id)
         if found is None:
             return error_answer(question.question_id, "missing_in_replay", "the replay file has no answer for it")
+        if isinstance(found, AnthropicLine):
+            assert self._registry is not None  # checked in __init__
+            return anthropic_to_answer(
+                found, self._registry, asked_at, prices=self._prices, refusal_patterns=self._patterns
+            )
         return found.model_copy(deep=True)

@@ -4,6 +4,7 @@ from .ingest import IngestResult, ingest
 from .jsonl import JsonlAppender, load_jsonl, read_jsonl, read_questions, write_json_atomic, write_jsonl_atomic
 from .models import (
     FINDING_CODES,
+    FINDING_DESCRIPTIONS,
     JUDGMENT_VALUES,
     RISK_TIERS,
     RUN_SCHEMA_VERSION,
@@ -18,7 +19,6 @@ from .models import (
     GoldEvidence,
     Judgment,
     Link,
-    MetricValue,
     Question,
     RunManifest,
     Usage,
@@ -28,10 +28,11 @@ from .models import (
 )
 from .registry import Registry, default_chunk_id, sha256_text
 from .text import NumberMention, Sentence, extract_numbers, locate, normalize, normalize_with_map, split_sentences
-from .validate import ValidationReport, validate_dataset
+from .validate import DatasetNotValid, ValidationReport, require_valid, validate_dataset, validate_registry
 
 __all__ = [
     "FINDING_CODES",
+    "FINDING_DESCRIPTIONS",
     "JUDGMENT_VALUES",
     "RISK_TIERS",
     "RUN_SCHEMA_VERSION",
@@ -39,6 +40,7 @@ __all__ = [
     "Answer",
     "Chunk",
     "Claim",
+    "DatasetNotValid",
     "Document",
     "Evidence",
     "Finding",
@@ -48,7 +50,6 @@ __all__ = [
     "Judgment",
     "JsonlAppender",
     "Link",
-    "MetricValue",
     "NumberMention",
     "Question",
     "Registry",
@@ -68,9 +69,11 @@ __all__ = [
     "normalize_with_map",
     "read_jsonl",
     "read_questions",
+    "require_valid",
     "sha256_text",
     "split_sentences",
     "validate_dataset",
+    "validate_registry",
     "write_json_atomic",
     "write_jsonl_atomic",
 ]

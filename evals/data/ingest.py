@@ -1,4 +1,4 @@
-"""`citeval data ingest`: a registry from a folder of Markdown editions and a manifest.
+"""`citeval data ingest`: a registry from a folder of editions (Markdown, PDF, DoclingDocument JSON).
 
 SOURCES/manifest.toml (or several manifest*.toml, read in name order):
 
@@ -9,31 +9,43 @@ SOURCES/manifest.toml (or several manifest*.toml, read in name order):
     [[document.edition]]
     version_id = "hand-hygiene-v1"
     revision = 1
-    file = "hand-hygiene/v1.md"
+    file = "hand-hygiene/v1.md"                       # .md/.txt, .pdf, or .json (DoclingDocument)
     effective_from = "2023-06-01"                     # effective_to, revoked_at, deleted_at,
     viewer_url = "https://docs.example/d/hh/v/1"      # supersedes are optional
+    # format = "markdown" | "pdf" | "docling"        (default: from the file's suffix)
+    # pdf = "hand-hygiene/v1.pdf"                     (a DoclingDocument's PDF, kept for page images)
 
-Pages come from form feeds (kept as line breaks) or `<!-- page N -->` lines (removed); each
-paragraph (blank-line separated block) is a chunk under the path of its Markdown headings.
+Markdown: pages come from form feeds (kept as line breaks) or `<!-- page N -->` lines (removed);
+each paragraph (blank-line separated block) is a chunk under the path of its Markdown headings.
+PDF (evals.data.pdf) and DoclingDocument (evals.data.docling) keep pages and boxes per chunk,
+and the registry keeps the edition's PDF under files/<version_id>.pdf. Chunking, legal structure
+and ids are the same for every format (evals.data.chunking). A Markdown edition without any page
+marker is recorded with `pages_known: false` and chunks without pages.
+
+Nothing is written unless the whole registry validates; the new registry then replaces the old
+one in a single rename, so readers never see a half-written or missing registry.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 import re
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from ..errors import DataError
+from .chunking import Block, EditionText, chunk_edition
 from .jsonl import dump_line, validation_errors
 from .models import Chunk, Document, Version
-from .registry import default_chunk_id, sha256_text
+from .registry import sha256_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -43,6 +55,7 @@ else:  # pragma: no cover
 _PAGE_MARKER = re.compile(r"^[ \t]*<!--\s*page\s+(\d+)\s*-->[ \t]*\r?\n?", re.IGNORECASE | re.MULTILINE)
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _PARAGRAPH = re.compile(r"\S(?:.|\n(?![ \t]*\n))*", re.MULTILINE)
+FORMATS = ("markdown", "pdf", "docling")
 
 
 @dataclass
@@ -51,6 +64,8 @@ class IngestResult:
     documents: int
     editions: int
     chunks: int
+    # editions recorded with pages_known: false (no page information in their source)
+    without_pages: list[str] = field(default_factory=list)
 
 
 def split_pages(source: str) -> tuple[str, list[tuple[int, int]]]:
@@ -83,42 +98,24 @@ def split_pages(source: str) -> tuple[str, list[tuple[int, int]]]:
     return "".join(out), sorted(dedup.items())
 
 
-def _page_at(pages: list[tuple[int, int]], offset: int) -> int:
-    page = pages[0][1]
-    for start, number in pages:
-        if start > offset:
-            break
-        page = number
-    return page
+def read_markdown(source: str) -> EditionText:
+    """A Markdown edition: page markers removed, paragraphs as blocks, single-line `#` headings.
 
-
-def chunk_markdown(version_id: str, document_id: str, text: str, pages: list[tuple[int, int]]) -> list[Chunk]:
-    """One chunk per paragraph; heading lines set the heading path and are not chunks."""
-    chunks: list[Chunk] = []
-    path: list[tuple[int, str]] = []
+    Without a page marker or form feed the edition has no page information (pages None), rather
+    than every chunk claiming page 1.
+    """
+    has_pages = bool(_PAGE_MARKER.search(source)) or "\f" in source
+    text, pages = split_pages(source)
+    blocks: list[Block] = []
     for match in _PARAGRAPH.finditer(text):
         block = match.group(0).rstrip()
         start, end = match.start(), match.start() + len(block)
         heading = _HEADING.match(block) if "\n" not in block else None
         if heading:
-            level = len(heading.group(1))
-            path = [(lvl, title) for lvl, title in path if lvl < level] + [(level, heading.group(2).strip())]
-            continue
-        heading_path = [title for _, title in path]
-        chunks.append(
-            Chunk(
-                chunk_id=default_chunk_id(version_id, heading_path, block),
-                version_id=version_id,
-                document_id=document_id,
-                text=block,
-                heading_path=heading_path,
-                page_start=_page_at(pages, start),
-                page_end=_page_at(pages, max(start, end - 1)),
-                char_start=start,
-                char_end=end,
-            )
-        )
-    return chunks
+            blocks.append(Block(start, end, len(heading.group(1)), heading.group(2)))
+        else:
+            blocks.append(Block(start, end))
+    return EditionText(text, blocks, pages if has_pages else None)
 
 
 def _manifest_paths(sources: Path) -> list[Path]:
@@ -136,16 +133,41 @@ def _validated(model: Any, obj: dict[str, Any], path: Path, where: str) -> Any:
         raise DataError(path, None, err.message, field=f"{where}.{err.field}") from None
 
 
-def ingest(sources: Path | str, out: Path | str) -> IngestResult:
-    """Build registry/{documents,versions,chunks}.jsonl and texts/ from SOURCES into OUT.
+def edition_format(file_name: str, declared: str | None) -> str:
+    if declared is not None:
+        return declared
+    suffix = Path(file_name).suffix.lower()
+    return {".pdf": "pdf", ".json": "docling"}.get(suffix, "markdown")
 
-    Writes into a temporary folder first and swaps it in, so a failure leaves OUT untouched.
-    """
-    sources, out = Path(sources), Path(out)
+
+def read_edition(path: Path, fmt: str) -> EditionText:
+    """The edition's full text, blocks, pages and boxes, whatever its format."""
+    if fmt == "pdf":
+        from .pdf import read_pdf
+
+        return read_pdf(path).edition
+    if fmt == "docling":
+        from .docling import read_docling
+
+        return read_docling(path).edition
+    try:
+        source = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(path, None, f"not UTF-8 text (byte {exc.start}); PDF editions need a .pdf suffix") from None
+    return read_markdown(source)
+
+
+@dataclass
+class _Edition:
+    version: Version
+    text: str
+    chunks: list[Chunk]
+    files: dict[str, Path]  # registry-relative name → source file to copy
+
+
+def _read_manifests(sources: Path) -> tuple[list[Document], list[_Edition]]:
     documents: list[Document] = []
-    versions: list[Version] = []
-    chunks: list[Chunk] = []
-    texts: dict[str, str] = {}
+    editions: list[_Edition] = []
     for manifest_path in _manifest_paths(sources):
         try:
             manifest = tomllib.loads(manifest_path.read_text(encoding="utf-8"))
@@ -153,44 +175,117 @@ def ingest(sources: Path | str, out: Path | str) -> IngestResult:
             raise DataError(manifest_path, getattr(exc, "lineno", None), f"invalid TOML: {exc}") from None
         for d_index, raw_doc in enumerate(manifest.get("document", [])):
             where = f"document[{d_index}]"
-            editions = raw_doc.pop("edition", [])
+            raw_editions = raw_doc.pop("edition", [])
             document = _validated(Document, {"acl": [], **raw_doc}, manifest_path, where)
             documents.append(document)
-            for e_index, raw_edition in enumerate(editions):
+            for e_index, raw_edition in enumerate(raw_editions):
                 e_where = f"{where}.edition[{e_index}]"
-                file_name = raw_edition.pop("file", None)
-                if not file_name:
-                    raise DataError(manifest_path, None, "required field is missing", field=f"{e_where}.file")
-                source_path = sources / file_name
-                if not source_path.is_file():
-                    raise DataError(
-                        manifest_path, None, f"edition file {file_name!r} not found", field=f"{e_where}.file"
-                    )
-                text, pages = split_pages(source_path.read_text(encoding="utf-8"))
-                fields = {"document_id": document.document_id, **raw_edition, "content_sha256": sha256_text(text)}
-                version = _validated(Version, fields, manifest_path, e_where)
-                versions.append(version)
-                texts[version.version_id] = text
-                chunks.extend(chunk_markdown(version.version_id, document.document_id, text, pages))
+                editions.append(_read_edition(sources, manifest_path, e_where, document, raw_edition))
+    return documents, editions
 
+
+def _source_file(sources: Path, manifest_path: Path, name: Any, field_name: str) -> Path:
+    if not isinstance(name, str) or not name:
+        raise DataError(manifest_path, None, "required field is missing", field=field_name)
+    path = sources / name
+    if not path.is_file():
+        raise DataError(manifest_path, None, f"edition file {name!r} not found", field=field_name)
+    return path
+
+
+def _read_edition(
+    sources: Path, manifest_path: Path, where: str, document: Document, raw: dict[str, Any]
+) -> _Edition:
+    raw = dict(raw)
+    file_name = raw.pop("file", None)
+    source_path = _source_file(sources, manifest_path, file_name, f"{where}.file")
+    declared = raw.pop("format", None)
+    if declared is not None and declared not in FORMATS:
+        expected = ", ".join(FORMATS)
+        raise DataError(manifest_path, None, f"unknown format {declared!r} (expected {expected})", f"{where}.format")
+    fmt = edition_format(str(file_name), declared)
+    pdf_name = raw.pop("pdf", None)
+    pdf_path = source_path if fmt == "pdf" else None
+    if pdf_name is not None:
+        pdf_path = _source_file(sources, manifest_path, pdf_name, f"{where}.pdf")
+    edition = read_edition(source_path, fmt)
+    fields: dict[str, Any] = {"document_id": document.document_id, **raw, "content_sha256": sha256_text(edition.text)}
+    if not edition.pages_known:
+        fields["pages_known"] = False
+    if fmt != "markdown":
+        fields["source_format"] = fmt
+    version_id = raw.get("version_id")
+    files: dict[str, Path] = {}
+    if pdf_path is not None and isinstance(version_id, str):
+        fields["source_file"] = f"files/{version_id}.pdf"
+        files[fields["source_file"]] = pdf_path
+    version = _validated(Version, fields, manifest_path, where)
+    chunks = chunk_edition(version.version_id, document.document_id, edition)
+    return _Edition(version, edition.text, chunks, files)
+
+
+def ingest(sources: Path | str, out: Path | str) -> IngestResult:
+    """Build registry/{documents,versions,chunks}.jsonl, texts/ and files/ from SOURCES into OUT.
+
+    The registry is written to a staging folder next to OUT and validated there; any problem
+    raises (DatasetInvalid, naming the records) and leaves OUT untouched. A valid registry
+    replaces OUT in one atomic exchange where the system has one (Linux renameat2).
+    """
+    from .validate import DatasetNotValid, validate_registry
+
+    sources, out = Path(sources), Path(out)
+    documents, editions = _read_manifests(sources)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".ingest-", dir=out.parent))
     try:
         (staging / "texts").mkdir()
-        for name, records in (("documents", documents), ("versions", versions), ("chunks", chunks)):
+        records: dict[str, list[Any]] = {
+            "documents": documents,
+            "versions": [e.version for e in editions],
+            "chunks": [c for e in editions for c in e.chunks],
+        }
+        for name, items in records.items():
             with open(staging / f"{name}.jsonl", "w", encoding="utf-8") as handle:
-                for record in records:
+                for record in items:
                     handle.write(dump_line(record))
-        for version_id, text in texts.items():
-            (staging / "texts" / f"{version_id}.txt").write_text(text, encoding="utf-8")
-        if out.exists():
-            backup = out.with_name(out.name + ".old")
-            shutil.rmtree(backup, ignore_errors=True)
-            os.replace(out, backup)
-            os.replace(staging, out)
-            shutil.rmtree(backup, ignore_errors=True)
-        else:
-            os.replace(staging, out)
+        for edition in editions:
+            (staging / "texts" / f"{edition.version.version_id}.txt").write_text(edition.text, encoding="utf-8")
+            for name, source in edition.files.items():
+                (staging / name).parent.mkdir(exist_ok=True)
+                shutil.copyfile(source, staging / name)
+        problems = validate_registry(staging).problems
+        if problems:  # name the registry being built, not the staging folder
+            problems = [DataError(p.path.replace(str(staging), str(out)), p.line, p.message, p.field) for p in problems]
+            raise DatasetNotValid(problems, what=f"ingest refused to write {out}")
+        _swap_in(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return IngestResult(out, len(documents), len(versions), len(chunks))
+    return IngestResult(
+        out,
+        len(documents),
+        len(editions),
+        len(records["chunks"]),
+        [e.version.version_id for e in editions if e.version.pages_known is False],
+    )
+
+
+_RENAME_EXCHANGE = 2
+
+
+def _swap_in(staging: Path, out: Path) -> None:
+    """Put staging at out: an atomic exchange of the two folders where renameat2 exists, else two renames."""
+    if not out.exists():
+        os.replace(staging, out)
+        return
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        renameat2 = getattr(libc, "renameat2", None)
+        if renameat2 is not None:
+            at_fdcwd = -100
+            if renameat2(at_fdcwd, os.fsencode(staging), at_fdcwd, os.fsencode(out), _RENAME_EXCHANGE) == 0:
+                return  # staging now holds the old registry; the caller removes it
+    backup = out.with_name(out.name + ".old")
+    shutil.rmtree(backup, ignore_errors=True)
+    os.replace(out, backup)
+    os.replace(staging, out)
+    shutil.rmtree(backup, ignore_errors=True)

@@ -10,11 +10,14 @@ import json
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from ..errors import DataError
+
+if TYPE_CHECKING:
+    from .models import Question
 
 M = TypeVar("M", bound=BaseModel)
 ErrorHandler = Callable[[DataError], None]
@@ -234,3 +237,25 @@ def read_questions(path: Path | str, on_error: ErrorHandler | None = None) -> It
     from .models import Question
 
     return _validated(path, iter_question_objects(path, on_error), Question, on_error)
+
+
+def existing_questions_file(dataset: Path | str) -> Path:
+    """The dataset's questions file; a DataError when the folder holds none."""
+    path = questions_file(dataset)
+    if not path.exists():
+        raise DataError(path, None, "file not found (is this a dataset folder?)")
+    return path
+
+
+def load_questions(dataset: Path | str) -> list[Question]:
+    """Every question of a dataset folder in file order (JSONL, CSV or Parquet); a repeated
+    question_id is a DataError naming its line."""
+    path = existing_questions_file(dataset)
+    seen: dict[str, int] = {}
+    out: list[Question] = []
+    for lineno, question in read_questions(path):
+        if question.question_id in seen:
+            raise DataError(path, lineno, f"duplicate question_id {question.question_id!r}")
+        seen[question.question_id] = lineno
+        out.append(question)
+    return out

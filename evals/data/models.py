@@ -12,7 +12,6 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, field_validator
 
 RISK_TIERS = ("reference", "policy", "critical")
-RiskTier = Literal["reference", "policy", "critical"]
 
 
 def parse_time(value: Any) -> Any:
@@ -86,6 +85,8 @@ class Version(Record):
     deleted_at: Timestamp | None = None
     supersedes: str | None = None
     viewer_url: str | None = None
+    # false: the source had no page information, so chunks carry no pages and page anchors cannot be checked
+    pages_known: bool | None = None
 
     def status_at(self, t: datetime) -> VersionStatus:
         """DESIGN 2: deleted, then revoked, then not yet effective, then superseded, else active."""
@@ -215,6 +216,9 @@ class Usage(Record):
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost_usd: float | None = None
+    # Anthropic prompt caching: billed apart from input_tokens (cache writes and reads)
+    cache_creation_input_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
 
 
 class Answer(Record):
@@ -234,28 +238,33 @@ class Answer(Record):
 
 # --- findings (DESIGN 4) -------------------------------------------------------------
 
-FINDING_CODES = (
-    "UNKNOWN_EVIDENCE_ID",
-    "UNRESOLVED_CHUNK",
-    "CHUNK_TEXT_MISMATCH",
-    "ACCESS_DENIED",
-    "VERSION_SUPERSEDED",
-    "VERSION_REVOKED",
-    "VERSION_DELETED",
-    "VERSION_NOT_YET_EFFECTIVE",
-    "LINK_NOT_FROM_REGISTRY",
-    "LINK_VERSION_REDIRECT",
-    "LINK_LEAKS_TEXT",
-    "LINK_UNSAFE_SCHEME",
-    "QUOTE_NOT_FOUND",
-    "QUOTE_OUTSIDE_ANCHOR",
-    "NUMBER_UNSUPPORTED",
-    "CLAIM_UNCITED",
-    "ANCHOR_MISMATCH",
-    "SHOULD_HAVE_ABSTAINED",
-    "UNNEEDED_ABSTENTION",
-    "BACKEND_ERROR",
-)
+# Every finding code (DESIGN 4) with the one-line meaning the report and the docs show.
+FINDING_DESCRIPTIONS: dict[str, str] = {
+    "UNKNOWN_EVIDENCE_ID": "marker names no evidence the model was given",
+    "UNRESOLVED_CHUNK": "evidence matches no registry chunk",
+    "CHUNK_TEXT_MISMATCH": "evidence text differs from the registry chunk",
+    "ACCESS_DENIED": "the user could not read the document when asking",
+    "VERSION_SUPERSEDED": "cites a superseded edition without a stale notice",
+    "VERSION_REVOKED": "cites a revoked edition",
+    "VERSION_DELETED": "cites a deleted edition",
+    "VERSION_NOT_YET_EFFECTIVE": "cites an edition not yet in force",
+    "LINK_NOT_FROM_REGISTRY": "link not built on a registry viewer URL",
+    "LINK_VERSION_REDIRECT": "link opens another edition than the evidence",
+    "LINK_LEAKS_TEXT": "link carries the cited text",
+    "LINK_UNSAFE_SCHEME": "link scheme is not http(s)",
+    "QUOTE_NOT_FOUND": "quote not found in the cited chunk",
+    "QUOTE_OUTSIDE_ANCHOR": "quote found, but outside the cited anchor",
+    "NUMBER_UNSUPPORTED": "a number in the claim is not in its evidence",
+    "CLAIM_UNCITED": "a substantive claim carries no citation",
+    "ANCHOR_MISMATCH": "page or document of the citation disagrees with the registry",
+    "SHOULD_HAVE_ABSTAINED": "answered a question it should have refused",
+    "UNNEEDED_ABSTENTION": "refused an answerable question",
+    "BACKEND_ERROR": "the backend failed",
+    "ANSWER_TRUNCATED": "the backend cut the answer short (e.g. max_tokens)",
+    "KEY_FACT_MISSING": "a gold key fact the answer does not state",
+    "GOLD_EVIDENCE_NOT_CITED": "a gold evidence item no valid marker reaches",
+}
+FINDING_CODES = tuple(FINDING_DESCRIPTIONS)
 
 
 class Finding(Record):
@@ -312,12 +321,6 @@ class Judgment(Record):
             raise ValueError(f"{value!r} is not a value of field {field!r} (expected one of {', '.join(allowed)})")
         return value
 
-    def source_rank(self) -> int:
-        """Precedence of DESIGN 5: adjudicated > human > auto."""
-        if self.source == "adjudicated":
-            return 2
-        return 1 if self.source.startswith("human:") else 0
-
 
 # --- run artifacts -------------------------------------------------------------------
 
@@ -330,8 +333,36 @@ class DatasetRef(Record):
     registry_sha256: str
 
 
+RunStatus = Literal["running", "interrupted", "finished"]
+
+
+class RunSettings(Record):
+    """manifest.json `options`: how the run was made and where it stands. Other stages may add
+    their own keys (e.g. `probe`); they are kept."""
+
+    concurrency: int = 8
+    limit: int | None = None
+    timeout: float = 60.0
+    retries: int = 2
+    python: str | None = None
+    questions: int | None = None  # questions asked (after --limit)
+    status: RunStatus | None = None
+
+    # Mapping-style reading and `{**options, key: value}`, for callers written against the former dict.
+    def keys(self) -> list[str]:
+        return list(self.model_dump(mode="json"))
+
+    def __getitem__(self, key: str) -> Any:
+        return self.model_dump(mode="json")[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.model_dump(mode="json").get(key, default)
+
+
 class RunManifest(Record):
     """runs/<run_id>/manifest.json: what was run, on what, with which options."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, validate_assignment=True)
 
     schema_version: int = RUN_SCHEMA_VERSION
     run_id: str
@@ -341,7 +372,11 @@ class RunManifest(Record):
     dataset: DatasetRef
     backend: str
     citeval_version: str
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: RunSettings = Field(default_factory=RunSettings)
+
+    @property
+    def status(self) -> RunStatus | None:
+        return self.options.status
 
     @field_validator("schema_version")
     @classmethod
@@ -350,11 +385,3 @@ class RunManifest(Record):
             raise ValueError(f"run schema_version {value} is newer than this citeval ({RUN_SCHEMA_VERSION}); upgrade")
         return value
 
-
-class MetricValue(Record):
-    """One metric of scores.json: a value with its 95 % interval, or null with a reason."""
-
-    value: float | None
-    ci: tuple[float, float] | None = None
-    n: int = 0
-    reason: str | None = None

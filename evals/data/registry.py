@@ -133,6 +133,34 @@ class Registry:
             self._texts[version_id] = path.read_text(encoding="utf-8") if path and path.is_file() else None
         return self._texts[version_id]
 
+    # --- pages and source files ---------------------------------------------------------
+
+    def pages_known(self, version_id: str) -> bool:
+        """False when the edition's source had no page information (versions.jsonl `pages_known: false`)."""
+        version = self.versions.get(version_id)
+        return version is None or version.pages_known is not False
+
+    def page_check_skip_reason(self, version_id: str | None) -> str | None:
+        """Why a page-level anchor check cannot be made for this edition, or None when it can.
+
+        A gold or cited page on an edition without page information can neither match nor
+        mismatch: checks and metrics skip it with this reason instead of scoring it.
+        """
+        if version_id is None or self.pages_known(version_id):
+            return None
+        return f"edition {version_id} has no page information (pages_known: false); page anchor not checked"
+
+    def source_pdf(self, version_id: str) -> Path | None:
+        """The registry's copy of the edition's PDF (versions.jsonl `source_file`), if it holds one."""
+        version = self.versions.get(version_id)
+        name = getattr(version, "source_file", None) if version else None
+        if not isinstance(name, str) or self.texts_dir is None:
+            return None
+        folder = self.texts_dir.parent.resolve()
+        path = (folder / name).resolve()
+        inside = path.is_relative_to(folder)  # a source_file may not point out of the registry
+        return path if inside and path.suffix.lower() == ".pdf" and path.is_file() else None
+
     def version_for_url(self, url: str) -> Version | None:
         """The edition whose viewer_url the link is built on (longest prefix wins)."""
         best: Version | None = None

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+from . import numerals
 
 _QUOTES = dict.fromkeys(map(ord, "«»„“”‟″〝〞〟＂‹›"), '"')
 _QUOTES.update(dict.fromkeys(map(ord, "‘’‚‛′"), "'"))
@@ -220,14 +224,16 @@ _RANGE_DASH = re.compile(rf"^{_SPACE}*[-\u2010-\u2015\u2212…]{{1,3}}{_SPACE}*$
 
 @dataclass(frozen=True)
 class NumberMention:
-    """A number in text. value is canonical: '1000.5', '15', '2025-07-01', '16:00'."""
+    """A number in text. value is canonical: '1000.5', '15', '2025-07-01', '16:00', '2/3'."""
 
     text: str
     start: int
     end: int
-    kind: str  # number | percent | date | time
+    kind: str  # number | percent | date | time | ordinal | fraction (the last two only in words)
     value: str
     range_with: int | None = None  # index of the other end when part of a range "5–7"
+    unit: str | None = None  # time unit that follows: year | month | week | day | workday | hour | minute
+    written: str = "digits"  # digits | words ("двенадцати", "пятилетний", "полгода")
 
 
 def _canonical_decimal(raw: str) -> str | None:
@@ -256,16 +262,56 @@ def _iso(y: int, m: int, d: int) -> str | None:
         return None
 
 
-def extract_numbers(text: str) -> list[NumberMention]:
-    """Numbers, percentages, dates (dd.mm.yyyy, ISO, "1 июля 2025"), times and ranges ("5–7").
+# "5 тыс.", "1,2 млн": the multiplier is part of the value.
+_MULTIPLIER_RE = re.compile(
+    rf"{_SPACE}?(?P<word>тыс\.?|тысяч[а-я]*|млн\.?|миллион[а-я]*|млрд\.?|миллиард[а-я]*|thousand|million|billion)"
+    r"(?![^\W\d_])",
+    re.IGNORECASE,
+)
+_MULTIPLIERS = (("тыс", 1000), ("млн", 10**6), ("миллион", 10**6), ("млрд", 10**9), ("миллиард", 10**9),
+                ("thousand", 1000), ("million", 10**6), ("billion", 10**9))
+# A case ending glued to digits: "12-ти", "3-х", "1-го", "5-й", "2-м".
+_CASE_SUFFIX_RE = re.compile(r"-(?:[а-я]{1,3})(?![^\W\d_])", re.IGNORECASE)
+_CALENDAR_YEAR_RE = re.compile(rf"{_SPACE}+(?:год|года|году|годом|годе)(?![^\W\d_])", re.IGNORECASE)
+
+
+def _scaled(value: str, text: str, end: int) -> tuple[str, int]:
+    match = _MULTIPLIER_RE.match(text, end)
+    if match is None:
+        return value, end
+    word = match.group("word").lower()
+    factor = next(f for stem, f in _MULTIPLIERS if word.startswith(stem))
+    scaled = Decimal(value) * factor
+    return format(scaled.normalize(), "f") if scaled != scaled.to_integral() else str(int(scaled)), match.end()
+
+
+def _digit_unit(text: str, value: str, end: int) -> str | None:
+    """The time unit after a number in digits: "12 месяцев", "12-ти лет", "5-летний"."""
+    unit, _ = numerals.digit_suffix(text, end)
+    if unit is not None:
+        return unit
+    suffix = _CASE_SUFFIX_RE.match(text, end)
+    if suffix is not None:
+        end = suffix.end()
+    elif len(value) == 4 and 1800 <= int(value) <= 2100 and _CALENDAR_YEAR_RE.match(text, end):
+        return None  # "2020 года" is a calendar year, not a duration
+    return numerals.unit_at(text, end)[0]
+
+
+def extract_numbers(text: str, words: bool = True) -> list[NumberMention]:
+    """Numbers, percentages, dates (dd.mm.yyyy, ISO, "1 июля 2025"), times and ranges ("5–7"),
+    and (words=True) numbers written in words ("двенадцати", "тридцати пяти", "полтора",
+    "двух третей", "пятилетний"; see data.numerals), each with the time unit that follows it.
 
     Signs are not part of the value ("+8 °C" and "8" agree); thousands may be grouped
-    by a space or NBSP; a comma or a point marks decimals.
+    by a space or NBSP; a comma or a point marks decimals; "5 тыс." is 5000.
     """
     found: list[NumberMention] = []
     for m in _NUMBER_RE.finditer(text):
         raw = m.group(0)
         value: str | None
+        unit = None
+        end = m.end()
         if m.group("iso"):
             y, mo, d = (int(p) for p in raw.split("-"))
             value, kind = _iso(y, mo, d), "date"
@@ -281,9 +327,14 @@ def extract_numbers(text: str) -> list[NumberMention]:
         else:
             value = _canonical_decimal(m.group("num"))
             kind = "percent" if m.group("pct") else "number"
+            if value is not None and kind == "number":
+                value, end = _scaled(value, text, end)
+                unit = _digit_unit(text, value, end) if "." not in value else numerals.unit_at(text, end)[0]
         if value is None:
             continue
-        found.append(NumberMention(raw, m.start(), m.end(), kind, value))
+        found.append(NumberMention(text[m.start() : end], m.start(), end, kind, value, unit=unit))
+    if words:
+        found = _with_words(found, text)
     # link ranges: two mentions of the same kind separated only by a dash or an ellipsis
     linked: list[NumberMention] = []
     for i, mention in enumerate(found):
@@ -300,6 +351,80 @@ def extract_numbers(text: str) -> list[NumberMention]:
     return linked
 
 
+def _with_words(found: list[NumberMention], text: str) -> list[NumberMention]:
+    """found plus the numbers in words that do not overlap a digit mention, in text order."""
+    spoken = numerals.read_number_words(text)
+    if not spoken:
+        return found
+    taken = [(m.start, m.end) for m in found]
+    merged = list(found)
+    for w in spoken:
+        if any(s < w.end and w.start < e for s, e in taken):
+            continue
+        merged.append(NumberMention(w.text, w.start, w.end, w.kind, w.value, unit=w.unit, written="words"))
+    merged.sort(key=lambda m: m.start)
+    return merged
+
+
 def number_values(text: str) -> set[str]:
-    """Canonical values of every number in text (for support checks)."""
+    """Canonical values of every number in text, digits and words alike (for support checks)."""
     return {m.value for m in extract_numbers(text)}
+
+
+# --- numbers supported by evidence -----------------------------------------------------
+
+
+def mention_duration(mention: NumberMention) -> tuple[str, Fraction] | None:
+    """The exact duration of a cardinal with a time unit, in base units ("1 год" → month, 12)."""
+    if mention.kind not in ("number", "fraction"):
+        return None
+    return numerals.duration(mention.value, mention.unit)
+
+
+def _durations(norm_text: str, mentions: list[NumberMention]) -> set[tuple[str, Fraction]]:
+    found = {d for m in mentions if (d := mention_duration(m)) is not None}
+    found.update(d for _, _, unit in numerals.bare_durations(norm_text) if (d := numerals.duration("1", unit)))
+    return found
+
+
+def missing_numbers(claim_text: str, evidence_texts: Sequence[str], strict_units: bool = False) -> list[str]:
+    """Values of the claim's numbers that no evidence text holds, the evidence read as one union
+    (a claim backed by two citations together is backed). A number is held when some fragment
+    has the same value, or the same exact duration ("12 месяцев" against "в течение года").
+    strict_units: a value held only with another time unit ("12 недель" against "12 месяцев")
+    is missing too. A bare duration of the claim ("в течение года") must be held only when the
+    evidence states a duration of the same kind (months, days, minutes)."""
+    claim_norm = normalize(claim_text)
+    claim = extract_numbers(claim_norm)
+    evidence_mentions: list[NumberMention] = []
+    evidence_durations: set[tuple[str, Fraction]] = set()
+    for text in evidence_texts:
+        norm = normalize(text)
+        mentions = extract_numbers(norm)
+        evidence_mentions.extend(mentions)
+        evidence_durations |= _durations(norm, mentions)
+    units_of: dict[str, set[str | None]] = {}
+    for m in evidence_mentions:
+        units_of.setdefault(m.value, set()).add(m.unit)
+    missing: list[str] = []
+    for m in claim:
+        held_duration = (d := mention_duration(m)) is not None and d in evidence_durations
+        units = units_of.get(m.value)
+        held_value = units is not None and (
+            not strict_units or m.unit is None or None in units or m.unit in units
+            or m.kind == "ordinal"
+        )
+        if not (held_value or held_duration) and m.value not in missing:
+            missing.append(m.value)
+    dimensions = {base for base, _ in evidence_durations}
+    for start, end, unit in numerals.bare_durations(claim_norm):
+        d = numerals.duration("1", unit)
+        if d is not None and d[0] in dimensions and d not in evidence_durations:
+            missing.append(claim_norm[start:end])
+    return missing
+
+
+def number_support_joint(claim_text: str, evidence_texts: Sequence[str]) -> bool:
+    """Every number of the claim is held by the union of its cited evidence texts (see
+    missing_numbers): the number_support test for a claim with one or several citations."""
+    return not missing_numbers(claim_text, evidence_texts)

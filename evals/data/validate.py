@@ -10,19 +10,37 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import DataError
+from ..errors import DataError, DatasetInvalid
 from .jsonl import iter_json_lines, questions_file, read_questions, validation_errors
 from .models import Chunk, Document, Question, Version
 from .registry import sha256_text
 from .text import normalize
 
 DEFAULT_LIMIT = 50
+SHOWN_PROBLEMS = 10  # problems listed in a refusal's message
+
+
+class DatasetNotValid(DatasetInvalid):
+    """A dataset (or a registry being ingested) that does not validate; the message lists the first problems."""
+
+    def __init__(self, problems: list[DataError], what: str = "dataset does not validate") -> None:
+        super().__init__(problems)
+        self.what = what
+
+    def __str__(self) -> str:
+        lines = [f"{self.what}: {self.total} problem(s)"]
+        lines += [f"  {p}" for p in self.problems[:SHOWN_PROBLEMS]]
+        if self.total > SHOWN_PROBLEMS:
+            lines.append(f"  … and {self.total - SHOWN_PROBLEMS} more (citeval data validate lists them all)")
+        return "\n".join(lines)
 
 
 @dataclass
 class ValidationReport:
     dataset: str
     problems: list[DataError] = field(default_factory=list)
+    # not errors, but a reader should know: editions without page information, gold pages that cannot be checked
+    warnings: list[DataError] = field(default_factory=list)
     documents: int = 0
     editions_by_status: dict[str, int] = field(default_factory=dict)
     chunks: int = 0
@@ -37,9 +55,10 @@ class ValidationReport:
         by_status = ", ".join(f"{k} {v}" for k, v in sorted(self.editions_by_status.items()))
         by_tier = ", ".join(f"{k} {v}" for k, v in sorted(self.questions_by_tier.items()))
         questions = sum(self.questions_by_tier.values())
+        warned = f", {len(self.warnings)} warning(s)" if self.warnings else ""
         return (
             f"{self.dataset}: ok — {self.documents} documents, {editions} editions ({by_status}), "
-            f"{self.chunks} chunks, {questions} questions ({by_tier})"
+            f"{self.chunks} chunks, {questions} questions ({by_tier}){warned}"
         )
 
     def to_json(self, limit: int = DEFAULT_LIMIT) -> dict[str, Any]:
@@ -49,6 +68,9 @@ class ValidationReport:
             "problem_count": len(self.problems),
             "problems": [
                 {"file": p.path, "line": p.line, "field": p.field, "message": p.message} for p in self.problems[:limit]
+            ],
+            "warnings": [
+                {"file": p.path, "line": p.line, "field": p.field, "message": p.message} for p in self.warnings[:limit]
             ],
             "documents": self.documents,
             "editions_by_status": self.editions_by_status,
@@ -61,19 +83,73 @@ def validate_dataset(dataset: Path | str, now: datetime | None = None) -> Valida
     """Check a dataset without running anything; collects every problem rather than stopping."""
     root = Path(dataset)
     report = ValidationReport(dataset=str(root))
+    loaded = _check_registry(root / "registry", report, questions_path=questions_file(root))
+    if loaded is None:
+        return report
+    documents, versions, chunks, broken = loaded
+    questions = _check_questions(
+        questions_file(root), documents, versions, chunks, broken, report.problems, report.warnings
+    )
+    _summarize(report, documents, versions, chunks, now)
+    report.questions_by_tier = dict(Counter(q.risk_tier for q in questions))
+    from ..quotes.reader import validate_quotes_folder  # DATASET/quotes/*.jsonl (DESIGN 9), when present
+
+    validate_quotes_folder(root, report.problems)
+    return report
+
+
+def validate_registry(folder: Path | str, now: datetime | None = None) -> ValidationReport:
+    """The registry checks of `validate_dataset` on a registry folder alone (no questions)."""
+    report = ValidationReport(dataset=str(folder))
+    loaded = _check_registry(Path(folder), report)
+    if loaded is not None:
+        _summarize(report, loaded[0], loaded[1], loaded[2], now)
+    return report
+
+
+def require_valid(dataset: Path | str) -> ValidationReport:
+    """The dataset's validation report; raises DatasetNotValid (exit 2, first problems listed) when it has problems.
+
+    `eval`, `run` and `score` call this before they touch a backend or a run folder.
+    """
+    report = validate_dataset(dataset)
+    if not report.ok:
+        raise DatasetNotValid(report.problems, what=f"{dataset}: dataset does not validate (citeval data validate)")
+    return report
+
+
+def _summarize(
+    report: ValidationReport,
+    documents: dict[str, tuple[int, Document]],
+    versions: dict[str, tuple[int, Version]],
+    chunks: dict[str, tuple[int, Chunk]],
+    now: datetime | None,
+) -> None:
+    now = now or datetime.now(timezone.utc)
+    report.documents = len(documents)
+    report.editions_by_status = dict(Counter(v.status_at(now).value for _, v in versions.values()))
+    report.chunks = len(chunks)
+
+
+_Loaded = tuple[
+    dict[str, tuple[int, Document]], dict[str, tuple[int, Version]], dict[str, tuple[int, Chunk]], set[str]
+]
+
+
+def _check_registry(registry: Path, report: ValidationReport, questions_path: Path | None = None) -> _Loaded | None:
     problems = report.problems
-    registry = root / "registry"
     paths = {
         "documents": registry / "documents.jsonl",
         "versions": registry / "versions.jsonl",
         "chunks": registry / "chunks.jsonl",
-        "questions": questions_file(root),
     }
+    if questions_path is not None:
+        paths["questions"] = questions_path
     for name, path in paths.items():
         if not path.exists():
             problems.append(DataError(path, None, f"{name} file not found"))
     if problems:
-        return report
+        return None
 
     broken: set[str] = set()  # ids of records that failed their schema: no collateral dangling errors
 
@@ -99,16 +175,51 @@ def validate_dataset(dataset: Path | str, now: datetime | None = None) -> Valida
     chunks: dict[str, tuple[int, Chunk]] = load(paths["chunks"], Chunk, "chunk_id")
 
     _check_versions(paths["versions"], documents, versions, broken, problems)
+    _check_pages_and_sources(paths["versions"], versions, chunks, problems, report.warnings)
     texts = _check_texts(registry / "texts", paths["versions"], versions, problems)
     _check_chunks(paths["chunks"], documents, versions, chunks, texts, broken, problems)
-    questions = _check_questions(paths["questions"], documents, versions, chunks, broken, problems)
+    return documents, versions, chunks, broken
 
-    now = now or datetime.now(timezone.utc)
-    report.documents = len(documents)
-    report.editions_by_status = dict(Counter(v.status_at(now).value for _, v in versions.values()))
-    report.chunks = len(chunks)
-    report.questions_by_tier = dict(Counter(q.risk_tier for q in questions))
-    return report
+
+def _check_pages_and_sources(
+    path: Path,
+    versions: dict[str, tuple[int, Version]],
+    chunks: dict[str, tuple[int, Chunk]],
+    problems: list[DataError],
+    warnings: list[DataError],
+) -> None:
+    """An edition without page information: warn (page anchors cannot be checked); its chunks must not claim pages."""
+    for version_id, (lineno, version) in versions.items():
+        if version.pages_known is False:
+            warnings.append(
+                DataError(
+                    path,
+                    lineno,
+                    f"edition {version_id!r} has no page information; page-level anchor checks are skipped for it",
+                    "pages_known",
+                )
+            )
+    for lineno, version in versions.values():
+        name = getattr(version, "source_file", None)
+        if name is None:
+            continue
+        folder = path.parent.resolve()
+        if not isinstance(name, str) or not (folder / name).resolve().is_relative_to(folder):
+            message = f"source_file {name!r} is not a path inside the registry"
+            problems.append(DataError(path, lineno, message, "source_file"))
+        elif not (folder / name).is_file():
+            problems.append(DataError(path, lineno, f"source_file {name!r} not found in the registry", "source_file"))
+    for _, (lineno, chunk) in chunks.items():
+        entry = versions.get(chunk.version_id)
+        if entry and entry[1].pages_known is False and (chunk.page_start is not None or chunk.bbox):
+            problems.append(
+                DataError(
+                    path.with_name("chunks.jsonl"),
+                    lineno,
+                    f"chunk has pages but its edition {chunk.version_id!r} says pages_known: false",
+                    "page_start",
+                )
+            )
 
 
 def _check_versions(
@@ -231,6 +342,13 @@ def _check_chunks(
                     )
         if chunk.page_start is not None and chunk.page_end is not None and chunk.page_end < chunk.page_start:
             problems.append(DataError(path, lineno, "page_end is before page_start", "page_end"))
+        for i, box in enumerate(chunk.bbox or []):
+            first, last = chunk.page_start, chunk.page_end if chunk.page_end is not None else chunk.page_start
+            if first is not None and last is not None and not first <= box.page <= last:
+                message = f"box on page {box.page} lies outside the chunk's pages {first}..{last}"
+                problems.append(DataError(path, lineno, message, f"bbox.{i}.page"))
+            if box.x1 < box.x0 or box.y1 < box.y0:
+                problems.append(DataError(path, lineno, "box has x1 < x0 or y1 < y0", f"bbox.{i}"))
 
 
 def _check_questions(
@@ -240,6 +358,7 @@ def _check_questions(
     chunks: dict[str, tuple[int, Chunk]],
     broken: set[str],
     problems: list[DataError],
+    warnings: list[DataError],
 ) -> list[Question]:
     chunks_by_version: dict[str, list[Chunk]] = {}
     for _, chunk in chunks.values():
@@ -280,6 +399,16 @@ def _check_questions(
                     DataError(path, lineno, f"version {ev.version_id!r} is not an edition of {ev.document_id!r}", where)
                 )
                 continue
+            if ev.page is not None and version[1].pages_known is False:
+                warnings.append(
+                    DataError(
+                        path,
+                        lineno,
+                        f"gold names page {ev.page}, but edition {ev.version_id!r} has no page information: "
+                        "its page anchor cannot be checked",
+                        where + ".page",
+                    )
+                )
             if ev.quote:
                 _check_gold_quote(
                     path, lineno, where, ev.quote, ev.page, chunks_by_version.get(ev.version_id, []), problems

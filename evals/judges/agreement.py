@@ -10,18 +10,19 @@ with a fixed seed.
 
 from __future__ import annotations
 
-import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
+from ..bootstrap import percentile_interval, resample_indices
 from ..data.models import Judgment
+from ..precedence import latest_by_source
 from .metrics import Stat, accuracy, agreement_report, cohen_kappa, macro_f1, precision_recall
 
 Unit = tuple[str, str | None, str | None]  # (question_id, claim_id, evidence_id)
 LABELS = ("supported", "partial", "unsupported")
-BOOTSTRAP_RESAMPLES = 1000
-BOOTSTRAP_SEED = 20240601
 
 
 def _as_judgment(row: Judgment | Mapping[str, Any]) -> Judgment:
@@ -29,13 +30,10 @@ def _as_judgment(row: Judgment | Mapping[str, Any]) -> Judgment:
 
 
 def _latest(rows: Iterable[Judgment]) -> dict[tuple[Unit, str], Judgment]:
-    """The last label each source gave each unit (a re-label replaces the earlier one)."""
-    out: dict[tuple[Unit, str], Judgment] = {}
-    for row in rows:
-        key = ((row.question_id, row.claim_id, row.evidence_id), row.source)
-        if key not in out or row.at >= out[key].at:
-            out[key] = row
-    return out
+    """The last label each source gave each unit (a re-label replaces the earlier one; the order of
+    evals.precedence)."""
+    return {((unit.question_id, unit.claim_id, unit.evidence_id), source): j
+            for (_, unit, source), j in latest_by_source(rows, "support").items()}
 
 
 def reference_labels(judgments: Iterable[Judgment | Mapping[str, Any]]) -> tuple[dict[Unit, str], int]:
@@ -65,22 +63,20 @@ def _bootstrap(
     statistic: Callable[[list[str], list[str]], Stat],
     by_question: Mapping[str, list[tuple[str, str]]],
 ) -> list[float] | None:
+    """Percentile interval of the statistic over questions resampled with replacement (the
+    question is the sampling unit; evals.bootstrap's seed and resample count)."""
     questions = sorted(by_question)
     if len(questions) < 2:
         return None
-    rng = random.Random(BOOTSTRAP_SEED)
-    values = []
-    for _ in range(BOOTSTRAP_RESAMPLES):
-        pairs = [p for q in rng.choices(questions, k=len(questions)) for p in by_question[q]]
+    draws = resample_indices(len(questions))
+    values = np.full(len(draws), np.nan)
+    for i, row in enumerate(draws):
+        pairs = [p for k in row for p in by_question[questions[k]]]
         value = statistic([t for t, _ in pairs], [p for _, p in pairs]).value
         if value is not None:
-            values.append(value)
-    if len(values) < BOOTSTRAP_RESAMPLES // 2:  # mostly undefined resamples: no honest interval
-        return None
-    values.sort()
-    lo = values[int(0.025 * (len(values) - 1))]
-    hi = values[int(0.975 * (len(values) - 1))]
-    return [round(lo, 6), round(hi, 6)]
+            values[i] = value
+    interval, _ = percentile_interval(values)
+    return interval
 
 
 def _with_ci(

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UsageError
+from ..outside import api_key
 from .llm import DEFAULT_KEY_ENV, PROVIDERS, Provider
 
 
@@ -50,13 +51,11 @@ def _import_ragas() -> tuple[Any, Any]:
     return llm_factory, Faithfulness
 
 
-def _api_key(provider: Provider, api_key_env: str | None) -> str:
-    name = api_key_env or DEFAULT_KEY_ENV[provider]
-    value = os.environ.get(name)
-    if not value and api_key_env:
-        raise UsageError(f"environment variable {api_key_env} (the LLM API key) is not set")
+def _api_key(provider: Provider, api_key_env: str | None, base_url: str | None) -> str:
+    """The shared key resolver (evals.outside.api_key): a missing key names its variable."""
+    key = api_key(api_key_env, DEFAULT_KEY_ENV[provider], required=base_url is None)
     # the SDK clients refuse to start without a key; a local server does not check it
-    return value or "no-key"
+    return key or "no-key"
 
 
 def _make_client(provider: Provider, base_url: str | None, key: str, timeout_s: float, max_retries: int) -> Any:
@@ -130,7 +129,7 @@ async def ragas_faithfulness(
         raise UsageError(f"unknown LLM provider {provider!r} (expected openai or anthropic)")
     if not samples:
         return []
-    key = _api_key(provider, api_key_env)
+    key = _api_key(provider, api_key_env, base_url)
     llm_factory, faithfulness_cls = _import_ragas()
     client = _make_client(provider, base_url, key, timeout_s, max_retries)
     model_args: dict[str, Any] = {"max_tokens": max_tokens, "max_retries": max_retries}

@@ -1,4 +1,6 @@
-"""Words for the offline judge: content-word stems, number words, negation and bound cues.
+"""Words for the offline judge: content-word stems, number words, negation and bound cues, and
+the Russian regulation cues (modality, actors, causes, exceptions, conditions, universal
+quantifiers).
 
 Russian first, English second; any other script falls back to the casefolded word.
 Everything here is built in (no downloads): snowball stemmers come compiled with PyStemmer.
@@ -8,7 +10,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
+from ..data import numerals
 from ..data.text import extract_numbers, normalize, strip_markers
 from ..data.tokens import is_stopword, stem
 
@@ -34,10 +38,12 @@ _EN_NUMBER_WORDS = {
 # Bounds: the claim's "не реже 6 месяцев" differs from the evidence's "не более 6 месяцев".
 # Each cue is a whole-word phrase on normalized text; checked before plain negation so that
 # the "не" inside "не реже" is not read as a negation.
-_LOWER = ("не реже", "не менее", "не меньше", "не ранее", "не младше", "как минимум", "минимум", "от", "свыше",
+_LOWER = ("не реже", "не менее", "не меньше", "не ранее", "не раньше", "не младше", "начиная с", "после", "старше",
+          "как минимум", "минимум", "от", "свыше",
           "более", "больше", "at least", "no less than", "not less than", "no fewer than", "minimum", "more than",
           "over", "over", "from", "exceeding", "above", "no earlier than")
-_UPPER = ("не более", "не больше", "не позднее", "не позже", "не свыше", "не старше", "не чаще", "до",
+_UPPER = ("не более", "не больше", "не позднее", "не позже", "не свыше", "не старше", "не чаще", "до", "младше",
+          "не превышая", "в пределах", "в течение", "в срок до", "в срок не позднее",
           "максимум", "не превышает", "не превышающ", "менее", "меньше", "at most", "no more than",
           "not more than", "up to", "maximum", "no later than", "less than", "fewer than", "under", "below",
           "within", "not exceeding")
@@ -96,7 +102,10 @@ def content_stems(norm_text: str) -> list[str]:
 
 
 def number_word(word: str) -> str | None:
-    """The digits a number word stands for ("шести" → "6", "twice" → "2"), else None."""
+    """The digits a number word stands for ("шести" → "6", "первого" → "1", "twice" → "2"), else None."""
+    entry = numerals.LEXICON.get(word)
+    if entry is not None and entry.kind in ("cardinal", "ordinal", "multiplicative", "half") and _CYRILLIC.search(word):
+        return numerals.canonical(entry.value)
     return _RU_NUMBER_WORDS.get(word) or _EN_NUMBER_WORDS.get(word)
 
 
@@ -113,8 +122,8 @@ def token_stream(norm_text: str) -> list[str]:
 
 
 def word_numbers(norm_text: str) -> set[str]:
-    """Numbers written as words ("шести", "twice"), as canonical digit strings."""
-    found = set()
+    """Numbers written as words ("шести", "тридцати пяти", "twice"), as canonical values."""
+    found = {m.value for m in extract_numbers(norm_text) if m.written == "words"}
     for word in words(norm_text):
         if word in _RU_NUMBER_WORDS:
             found.add(_RU_NUMBER_WORDS[word])
@@ -131,8 +140,16 @@ class NumberCue:
     bound: str  # lower | upper | none
 
 
+# A bound written after the number: "16 лет и старше", "5 дней и более".
+_AFTER_LOWER_RE = re.compile(r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:и|или)\s+(?:старше|более|больше|выше|свыше)(?!\w)|"
+                             r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:or|and)\s+(?:older|more|above|over)(?!\w)")
+_AFTER_UPPER_RE = re.compile(r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:и|или)\s+(?:младше|менее|меньше|ниже)(?!\w)|"
+                             r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:or|and)\s+(?:younger|less|fewer|below|under)(?!\w)")
+
+
 def number_cues(norm_text: str) -> list[NumberCue]:
-    """Numbers with their bound: "не реже 1 раза в 6 месяцев" → 1 (lower), 6 (lower)."""
+    """Numbers with their bound: "не реже 1 раза в 6 месяцев" → 1 (lower), 6 (lower);
+    "16 лет и старше" → 16 (lower)."""
     cues = []
     for mention in extract_numbers(norm_text):
         # the bound phrase governs the numbers that follow it within a few words
@@ -143,6 +160,11 @@ def number_cues(norm_text: str) -> list[NumberCue]:
             last = m
         if last is not None and len(words(window[last.end() :])) <= 4:
             bound = "lower" if _LOWER_RE.fullmatch(last.group(0)) else "upper"
+        after = norm_text[mention.end : mention.end + 40]
+        if _AFTER_LOWER_RE.match(after):
+            bound = "lower"
+        elif _AFTER_UPPER_RE.match(after):
+            bound = "upper"
         cues.append(NumberCue(mention.value, bound))
     return cues
 
@@ -206,12 +228,13 @@ def deontic(norm_text: str) -> str | None:
     return "permit" if _PERMIT_RE.search(norm_text) else None
 
 
-def number_values(norm_text: str, codes: bool = True) -> set[str]:
-    """Canonical values of the numbers and dates written in digits (see data.text). codes=False
-    leaves out digits glued to a preceding letter ("C3", "BiVO4", "Ka-27"): names, not quantities."""
+def number_values(norm_text: str, codes: bool = True, spoken: bool = True) -> set[str]:
+    """Canonical values of the numbers and dates (see data.text; spoken=False: digits only).
+    codes=False leaves out digits glued to a preceding letter ("C3", "BiVO4", "Ka-27"): names,
+    not quantities."""
     return {
         m.value
-        for m in extract_numbers(norm_text)
+        for m in extract_numbers(norm_text, words=spoken)
         if codes or m.start == 0 or not (norm_text[m.start - 1].isalpha() or norm_text[m.start - 1] == "-"
                                         and m.start > 1 and norm_text[m.start - 2].isalpha())
     }
@@ -228,3 +251,422 @@ def has_may(norm_text: str) -> bool:
 def prepare(text: str) -> str:
     """Normalized text without citation markers."""
     return normalize(strip_markers(text))
+
+
+# --- Russian regulation cues -----------------------------------------------------------
+
+_ANSWER_PARTICLE = re.compile(r"^(?:да|нет|yes|no)\s*[,.!:—-]+\s*")
+
+
+def strip_answer_particle(norm_text: str) -> str:
+    """"Нет, детей не принимают" → "детей не принимают": the answer's "да"/"нет" is not a negation."""
+    return _ANSWER_PARTICLE.sub("", norm_text, count=1)
+
+
+# Abbreviations a Russian healthcare answer writes for the regulation's full words.
+_ABBREVIATIONS = (
+    (re.compile(r"(?<!\w)медработник"), "медицинский работник"),
+    (re.compile(r"(?<!\w)медсестр"), "медицинская сестр"),
+    (re.compile(r"(?<!\w)медпомощ"), "медицинская помощ"),
+    (re.compile(r"(?<!\w)медорганизаци"), "медицинская организаци"),
+    (re.compile(r"(?<!\w)медучреждени"), "медицинское учреждени"),
+    (re.compile(r"(?<!\w)медосмотр"), "медицинский осмотр"),
+    (re.compile(r"(?<!\w)медучет"), "медицинский учет"),
+    (re.compile(r"(?<!\w)рк(?!\w)"), "республики казахстан"),
+    (re.compile(r"(?<!\w)рф(?!\w)"), "российской федерации"),
+    (re.compile(r"(?<!\w)гобмп(?!\w)"), "гарантированного объема бесплатной медицинской помощи"),
+    (re.compile(r"(?<!\w)осмс(?!\w)"), "обязательного социального медицинского страхования"),
+)
+
+
+def expand_abbreviations(norm_text: str) -> str:
+    for pattern, full in _ABBREVIATIONS:
+        norm_text = pattern.sub(full, norm_text)
+    return norm_text
+
+
+def is_russian(norm_text: str) -> bool:
+    """More Cyrillic letters than Latin ones."""
+    return len(_CYRILLIC.findall(norm_text)) > len(_LATIN.findall(norm_text))
+
+
+def match_keys(word: str) -> tuple[str, ...]:
+    """The keys under which a claim word is looked for in the evidence: its Snowball stem.
+    (pymorphy3 lemmas, and lemma prefixes, measured no better on the Russian dev pairs:
+    bench/judge_ru.py --lemmas.)"""
+    return (stem(word),)
+
+
+def content_words(norm_text: str) -> list[str]:
+    """Content words in order (stopwords, bound phrases, cue words and number words removed)."""
+    masked = _BOUND_RE.sub(" ", norm_text)
+    return [w for w in words(masked) if not (is_stopword(w) or w in _NEGATION or w in _MUST or w in _MAY
+                                             or w in numerals.LEXICON or w in _CUE_WORDS or numerals.is_unit_word(w))]
+
+
+def key_set(norm_text: str) -> set[str]:
+    return {k for w in words(norm_text) for k in match_keys(w)}
+
+
+# Modality: who must, may or must not. Prohibitions are read first and masked, so the
+# "допускается" inside "не допускается" is not read as a permission.
+_PROHIBIT_RU = re.compile(
+    r"(?<!\w)(?:запрещ\w*|не допуска\w*|не разреша\w*|не разрешен\w*|нельзя|недопустим\w*|не вправе|не может|"
+    r"не могут|не должн\w*|не должен|не имеет права|не имеют права|не подлежит|не подлежат)(?!\w)"
+)
+_OBLIGE_RU = re.compile(
+    r"(?<!\w)(?:обязан\w*|обязательн\w*|должен|должна|должно|должны|необходимо|следует|подлежит|подлежат|"
+    r"требуется|обязуется|обязуются|в обязательном порядке)(?!\w)"
+)
+_PERMIT_RU = re.compile(
+    r"(?<!\w)(?:вправе|может|могут|можно|имеет право|имеют право|иметь право|право на|правом на|"
+    r"допуска\w*|разреша\w*|разрешен\w*|по желанию|по своему усмотрению|на усмотрение|по усмотрению|"
+    r"добровольно|не обязан\w*)(?!\w)"
+)
+
+
+def modalities(norm_text: str) -> set[str]:
+    """"oblige" (обязан, должен, подлежит), "permit" (вправе, может, допускается, по своему
+    усмотрению, не обязан) and "prohibit" (запрещается, не допускается, нельзя, не вправе) in text."""
+    found = set()
+    if _PROHIBIT_RU.search(norm_text):
+        found.add("prohibit")
+    rest = _PROHIBIT_RU.sub(" ", norm_text)
+    permit_found = _PERMIT_RU.search(rest)
+    if permit_found:
+        found.add("permit")
+    if _OBLIGE_RU.search(_PERMIT_RU.sub(" ", rest)):
+        found.add("oblige")
+    return found
+
+
+_MODAL_NAMES = {"oblige": "an obligation", "permit": "a permission", "prohibit": "a prohibition"}
+
+
+def modality_conflict(claim: str, evidence: str) -> str | None:
+    """The claim states a modality the evidence does not, while the evidence states another
+    ("может" against "обязаны", "обязательно должны" against "могут")."""
+    said, held = modalities(claim), modalities(evidence)
+    for mode in ("oblige", "permit", "prohibit"):
+        if mode in said and mode not in held and held - said:
+            other = sorted(held - said)[0]
+            return f"claim states {_MODAL_NAMES[mode]}, the fragment {_MODAL_NAMES[other]}"
+    return None
+
+
+# Actors: who does it. Longer names first; each match is masked before shorter ones are read.
+_ACTORS = (
+    ("главный государственный санитарный врач", r"главн\w* государственн\w* санитарн\w* врач\w*"),
+    ("медицинская сестра", r"медицинск\w* сест[её]?р\w*|акушер\w*"),
+    ("медицинский работник", r"медицинск\w* работник\w*|медицинск\w* персонал\w*"),
+    ("фармацевтический работник", r"фармацевтическ\w* работник\w*"),
+    ("работодатель", r"работодател\w*"),
+    ("работник", r"работник\w*|сотрудник\w*"),
+    ("врач", r"врач|врача|врачу|врачом|враче|врачи|врачей|врачам|врачами|врачах|фельдшер\w*"),
+    ("организация здравоохранения", r"организаци\w* здравоохранени\w*|медицинск\w* организаци\w*"),
+    ("организация образования", r"организаци\w* образовани\w*"),
+    ("уполномоченный орган", r"уполномоченн\w* орган\w*"),
+    ("местный исполнительный орган", r"местн\w* исполнительн\w* орган\w*|акимат\w*"),
+    ("государственный орган", r"государственн\w* орган\w*"),
+    ("правительство", r"правительств\w*"),
+    ("министерство", r"министерств\w*"),
+    ("суд", r"суд|суда|суду|судом|суде|суды|судов|судам|судами|судебн\w*"),
+    ("прокурор", r"прокурор\w*|прокуратур\w*"),
+    ("полиция", r"полици\w*|органы внутренних дел|органов внутренних дел"),
+    ("законный представитель", r"законн\w* представител\w*|опекун\w*|попечител\w*"),
+    ("родитель", r"родител\w*"),
+    ("консилиум", r"консилиум\w*"),
+    ("комиссия", r"комисси\w*"),
+    ("пациент", r"пациент\w*"),
+    ("донор", r"донор\w*"),
+)
+_ACTOR_RES = tuple((name, re.compile(r"(?<!\w)(?:" + pattern + r")(?!\w)")) for name, pattern in _ACTORS)
+
+
+# "медицинские и фармацевтические работники" names both.
+_COORDINATED = re.compile(r"(?<!\w)([^\W\d_]+(?:ие|ые|ий|ый|ого|ых|им|ым|ими|ыми))\s+(?:и|или|и \(или\))\s+"
+                          r"([^\W\d_]+(?:ие|ые|ий|ый|ого|ых|им|ым|ими|ыми))\s+(работник\w*|организаци\w*|орган\w*)")
+# A generic actor is named by a specific one: "работник" by "медицинский работник".
+_GENERIC = {"работник": ("медицинский работник", "фармацевтический работник", "медицинская сестра"),
+            "медицинский работник": ("медицинская сестра", "врач"),
+            "врач": ("главный государственный санитарный врач",),
+            "государственный орган": ("уполномоченный орган", "местный исполнительный орган"),
+            "законный представитель": ("родитель",)}
+
+
+def _covers(held: str, said: str) -> bool:
+    """held names said, or a more specific actor of its kind ("медицинский работник" names
+    "работник"; "государственный орган в сфере …" names "государственный орган")."""
+    return held == said or held.startswith(said + " в сфере") or held.split(" в сфере")[0] in _GENERIC.get(said, ())
+
+
+_SPHERE = re.compile(r"\s+в (?:сфере|области)\s+([^\W\d_]+)(?:[\s-]+([^\W\d_]+))?")
+
+
+def actors(norm_text: str) -> set[str]:
+    """The actors a regulation sentence names (врач, медицинская сестра, работодатель, суд …);
+    a body named by its sphere keeps it ("государственный орган в сфере санитарн эпидемиологическ")."""
+    found = set()
+    norm_text = _COORDINATED.sub(r"\1 \3 и \2 \3", norm_text)
+    for name, pattern in _ACTOR_RES:
+        for match in pattern.finditer(norm_text):
+            sphere = _SPHERE.match(norm_text, match.end()) if name.endswith("орган") else None
+            words_ = [w for w in (sphere.groups() if sphere else ()) if w]
+            found.add(name + (" в сфере " + " ".join(stem(w) for w in words_) if words_ else ""))
+        norm_text = pattern.sub(" ", norm_text)
+    return found
+
+
+def actor_conflict(claim: str, evidence: str) -> str | None:
+    """The claim names an actor the evidence does not, and the evidence names someone else."""
+    said, held = actors(claim), actors(evidence)
+    new = sorted(a for a in said if not any(_covers(h, a) for h in held))
+    other = sorted(h for h in held if not any(_covers(h, a) or _covers(a, h) for a in said))
+    if new and other:
+        return f"claim names {new[0]}, the fragment {', '.join(other)}"
+    for phrase, who in deciders(claim).items():
+        theirs = deciders(evidence).get(phrase)
+        if theirs is not None and who and theirs and not (who & theirs):
+            return f"claim: {phrase} {sorted(who)[0]}, the fragment: {phrase} {sorted(theirs)[0]}"
+    return None
+
+
+# Who decides, concludes, applies: "по решению суда" is not "по решению законного представителя".
+_DECIDER_RE = re.compile(r"(?<!\w)(по решению|решением|по заключению|по заявлению|по направлению|по указанию|"
+                         r"по распоряжению|по согласованию с|по требованию)\s+((?:[^\W\d_]+\s*){1,4})")
+
+
+def deciders(norm_text: str) -> dict[str, set[str]]:
+    """For each "по решению"-like phrase, the actors named in the four words after it."""
+    out: dict[str, set[str]] = {}
+    for match in _DECIDER_RE.finditer(norm_text):
+        out.setdefault(match.group(1), set()).update(a.split(" в сфере")[0] for a in actors(match.group(2)))
+    return out
+
+
+# Causal connectives: "потому что", "поскольку", "так как", "в связи с", "из-за".
+_CAUSAL_RE = re.compile(
+    r"(?<!\w)(?:потому что|потому, что|поскольку|так как|в связи с|из-за|вследствие|по причине|ввиду того|"
+    r"ввиду|в силу того|благодаря|поэтому|следовательно|because|since|due to|as a result|therefore|"
+    r"owing to)(?!\w)"
+)
+
+
+def causes(norm_text: str) -> list[str]:
+    return [m.group(0) for m in _CAUSAL_RE.finditer(norm_text)]
+
+
+# Exceptions and restrictions a claim must keep: "за исключением", "кроме"; "только", "лишь".
+_EXCEPTION_RE = re.compile(
+    r"(?<!\w)(?:за исключением|исключением|кроме(?! того)|не распространя\w*|если иное не|исключая)(?!\w)"
+)
+_RESTRICTION_RE = re.compile(r"(?<!\w)(?:только|лишь|исключительно|не иначе как)(?!\w)")
+_CONDITION_KEPT_RE = re.compile(
+    r"(?<!\w)(?:за исключением|исключ\w*|кроме|если|при условии|только|лишь|исключительно|но не|не считая|помимо|"
+    r"в случае|в случаях|при|когда)(?!\w)"
+)
+
+
+# A claim keeps an exception in its own words: "кроме", "но не", "а вот", "однако", "только".
+_EXCEPTION_KEPT_RE = re.compile(
+    r"(?<!\w)(?:исключ\w*|кроме|но|однако|а вот|только|лишь|если не|не считая|остальн\w*|прочи[хм]|иных случаях)(?!\w)"
+)
+
+
+def dropped_exception(claim: str, evidence: str) -> str | None:
+    """The evidence states an exception ("за исключением …", "кроме …") the claim does not keep."""
+    found = _EXCEPTION_RE.search(evidence)
+    if found and not _EXCEPTION_RE.search(claim) and not _EXCEPTION_KEPT_RE.search(claim):
+        return f"claim drops the exception '{evidence[found.start() : found.start() + 40].strip()}'"
+    return None
+
+
+def dropped_restriction(claim: str, evidence: str) -> str | None:
+    """The evidence restricts ("только при …") and the claim states no restriction or condition."""
+    found = _RESTRICTION_RE.search(evidence)
+    if found and not _CONDITION_KEPT_RE.search(claim):
+        return f"claim drops the restriction '{evidence[found.start() : found.start() + 30].strip()}'"
+    return None
+
+
+# Strong quantifiers only: "все" and "каждый" are everyday paraphrase ("всё время", "наравне со всеми").
+_UNIVERSAL_RE = re.compile(
+    r"(?<!\w)(?:люб(?:ой|ого|ому|ым|ом|ая|ую|ые|ых|ыми)|всегда|никаких|никакие|никакого|никакой|ни в каких|"
+    r"ни при каких|без исключения|в любом случае|всяк\w*)(?!\w)"
+)
+_EVIDENCE_UNIVERSAL_RE = re.compile(
+    r"(?<!\w)(?:люб\w*|всегда|никак\w*|ни в каких|ни при каких|без исключения|всяк\w*|каких-либо|какой-либо|"
+    r"какого-либо|каким-либо|все|всех|всем|всеми|весь|всего|всей|каждый|каждого|каждому|каждая|каждую)(?!\w)"
+)
+
+
+def added_universal(claim: str, evidence: str) -> str | None:
+    """The claim generalises with a quantifier ("любой", "всегда", "никаких") the evidence lacks."""
+    found = _UNIVERSAL_RE.search(claim)
+    if found and not _EVIDENCE_UNIVERSAL_RE.search(evidence):
+        return f"claim generalises: '{found.group(0)}' is not in the fragment"
+    return None
+
+
+_CUE_WORDS = frozenset({"только", "лишь", "исключительно", "кроме", "любой", "всегда", "вправе", "обязан", "обязаны"})
+
+
+_RU_NEGATORS = frozenset({"не", "ни", "нет", "без", "никогда", "нельзя", "невозможно", "отсутствие", "отсутствии",
+                          "отсутствием", "отсутствия", "отсутствует", "отсутствуют", "вне"})
+# Words a negation reaches through: "без наличия направления" negates "направления".
+_TRANSPARENT = frozenset({"наличия", "наличие", "наличии", "наличием", "соответствующего", "соответствующих"})
+_POLARITY_TOKEN = re.compile(r"[^\W\d_]+|[,.;:!?()\-—]")
+NEAR = 2  # content words either side of a negation that it may govern in a paraphrase
+
+
+def polarity_sequence_ru(norm_text: str) -> list[tuple[str, bool, bool]]:
+    """(stem, negated, near) per content word. negated: the first content word after a
+    negation ("не", "без", "отсутствие", "нельзя") within three words, or the word before a
+    predicate "нет" ("потенциала нет,"); near: within NEAR content words of any negation (a
+    paraphrase may move the "не" that far: "нет противопоказаний" / "не имеющие противопоказаний")."""
+    masked = _NOT_NEGATION_RE.sub(" ", _BOUND_RE.sub(" ", norm_text))
+    tokens = _POLARITY_TOKEN.findall(masked)
+    out: list[list[Any]] = []
+    negation_at: list[int] = []  # index in out where a negation stood
+    pending = 0
+    for i, token in enumerate(tokens):
+        if not token[0].isalpha():
+            pending = 0
+            continue
+        if token in _RU_NEGATORS:
+            following = tokens[i + 1] if i + 1 < len(tokens) else "."
+            if token == "нет" and not following[0].isalpha():
+                if out:
+                    out[-1][1] = True  # "потенциала нет."
+                negation_at.append(len(out) - 1)
+                continue
+            negation_at.append(len(out))
+            pending = 3
+            continue
+        if is_stopword(token) or token in _MUST or token in _MAY or token in _NEGATION or token in _TRANSPARENT:
+            pending = max(0, pending - 1)
+            continue
+        out.append([stem(token), pending > 0, False, token])
+        pending = 0
+    for at in negation_at:
+        for j in range(max(0, at - NEAR), min(len(out), at + NEAR + 1)):
+            out[j][2] = True
+    return [(s, n, near) for s, n, near, _ in out]
+
+
+def negated_words_ru(norm_text: str) -> list[str]:
+    """The words polarity_sequence_ru flags as negated, as written."""
+    seq = polarity_sequence_ru(norm_text)
+    content = [w for w in _POLARITY_TOKEN.findall(_NOT_NEGATION_RE.sub(" ", _BOUND_RE.sub(" ", norm_text)))
+               if w[0].isalpha() and w not in _RU_NEGATORS and not (is_stopword(w) or w in _MUST or w in _MAY
+                                                                     or w in _NEGATION or w in _TRANSPARENT)]
+    return [w for w, (_, negated, _) in zip(content, seq, strict=False) if negated]
+
+
+def polarity_flips_ru(claim: str, evidence: str) -> list[str]:
+    """Stems negated on one side and affirmed, with no negation near, on the other, in the
+    same context (the same neighbouring content word)."""
+    sides = (polarity_sequence_ru(claim), polarity_sequence_ru(evidence))
+
+    def contexts(seq: list[tuple[str, bool, bool]], want: str) -> set[tuple[str, str, str]]:
+        found = set()
+        for i, (stem_, negated, near) in enumerate(seq):
+            if (want == "negated" and not negated) or (want == "clear" and (negated or near)):
+                continue
+            if i > 0:
+                found.add(("prev", seq[i - 1][0], stem_))
+            if i + 1 < len(seq):
+                found.add(("next", stem_, seq[i + 1][0]))
+        return found
+
+    flips = []
+    for name, (this, other) in (("claim", sides), ("evidence", sides[::-1])):
+        clash = contexts(this, "negated") & contexts(other, "clear")
+        for where, a, b in sorted(clash):
+            word = b if where == "prev" else a
+            flip = f"{name} negates '{word}', the other does not"
+            if flip not in flips:
+                flips.append(flip)
+    return flips
+
+
+# Conditions a regulation attaches ("при наличии согласия", "в случае угрозы", "если …"): a
+# claim that keeps none of the words after the marker has dropped the condition.
+_CONDITION_RE = re.compile(
+    r"(?<!\w)(?:при наличии|при условии|в случае|в случаях|если|только при|только в|только с|только по|"
+    r"только после|лишь при|лишь в|с согласия|по согласованию с|при отсутствии)(?!\w)"
+)
+
+
+_CLAIM_CONDITION_RE = re.compile(
+    r"(?<!\w)(?:если|когда|пока|в случае|в случаях|при условии|при наличии|только|лишь|с согласия|без согласия|"
+    r"в этом случае|в таком случае)(?!\w)"
+)
+
+
+def dropped_condition(claim: str, evidence: str) -> str | None:
+    """A condition of the evidence none of whose next two content words the claim holds, in a
+    claim that states no condition of its own (a claim with "если"/"когда" is taken to keep it
+    in other words)."""
+    if _CLAIM_CONDITION_RE.search(claim):
+        return None
+    claim_keys = key_set(claim)
+    for found in _CONDITION_RE.finditer(evidence):
+        following = content_words(evidence[found.end() : found.end() + 80])[:2]
+        if following and not any(k in claim_keys for w in following for k in match_keys(w)):
+            return f"claim drops the condition '{found.group(0)} {' '.join(following)}'"
+    return None
+
+
+def negation_unheld(claim: str, evidence: str) -> str | None:
+    """The claim negates a word the evidence it is about affirms, and that evidence states no
+    negation or prohibition at all ("зарплата не сохраняется" against "сохраняется зарплата")."""
+    if any(neg for _, neg, _ in polarity_sequence_ru(evidence)) or _PROHIBIT_RU.search(evidence):
+        return None
+    if _RU_NEGATION_ANYWHERE.search(evidence):
+        return None
+    held = key_set(evidence)
+    negated = negated_words_ru(claim)
+    affirmed = [w for w in negated if any(k in held for k in match_keys(w))]
+    if affirmed:
+        return f"claim negates '{affirmed[0]}', the fragment affirms it and negates nothing"
+    if negated and "permit" in modalities(evidence) and not modalities(claim):
+        return f"claim denies ('не {negated[0]}') what the fragment permits"
+    return None
+
+
+def prefix_antonyms(claim: str, evidence: str) -> str | None:
+    """A word and its negative-prefixed antonym on the two sides: "бесплатно" against "на
+    платной основе", "несовершеннолетние" against "совершеннолетние"."""
+    claim_seq, evidence_seq = words(claim), words(evidence)
+
+    def plain_stems(seq: list[str]) -> set[str]:
+        """Stems of the words no negation stands just before ("не сформировавшиеся" is not plain)."""
+        return {stem(w) for i, w in enumerate(seq) if not any(p in _RU_NEGATORS for p in seq[max(0, i - 2) : i])}
+
+    claim_stems, evidence_stems = {stem(w) for w in claim_seq}, {stem(w) for w in evidence_seq}
+    for name, side, other_plain, other_all, own in (
+        ("claim", claim_seq, plain_stems(evidence_seq), evidence_stems, claim_stems),
+        ("evidence", evidence_seq, plain_stems(claim_seq), claim_stems, evidence_stems),
+    ):
+        for word in sorted(set(side)):
+            match = _NEGATIVE_PREFIX.match(word)
+            if match is None or len(match.group(2)) < 5 or stem(word) in other_all:
+                continue
+            base = stem(match.group(2))
+            if base in other_plain and base not in own and not _has_negated(other_all, base, name, claim_seq,
+                                                                             evidence_seq):
+                return f"{name} says '{word}', the other side its opposite"
+    return None
+
+
+def _has_negated(_: set[str], base: str, name: str, claim_seq: list[str], evidence_seq: list[str]) -> bool:
+    """The other side also negates the base word somewhere ("без уважительной причины")."""
+    seq = evidence_seq if name == "claim" else claim_seq
+    return any(stem(w) == base and any(p in _RU_NEGATORS for p in seq[max(0, i - 2) : i]) for i, w in enumerate(seq))
+
+
+_NEGATIVE_PREFIX = re.compile(r"^(бес|без|не)([^\W\d_]+)$")
+
+
+_RU_NEGATION_ANYWHERE = re.compile(r"(?<!\w)(?:не|нет|ни|без|нельзя|невозможн\w*|отсутств\w*|запрещ\w*)(?!\w)")

@@ -3,8 +3,11 @@
 - The endpoint is configured by the caller (base URL, model, and the *name* of the environment
   variable holding the key); the key is read when a request is sent, and is never logged,
   cached, written or put in a reason.
-- Requests run concurrently up to a bound (an asyncio semaphore); 5xx, 429, timeouts, broken
-  connections and unparseable replies are retried with exponential backoff; other 4xx fail at once.
+- Requests run concurrently up to a bound (an asyncio semaphore) under the shared outside-call
+  policy (evals/outside.py): 5xx, 429 (waiting Retry-After), timeouts, broken connections and
+  unparseable replies are retried with exponential backoff and jitter; other 4xx fail at once;
+  replies are capped in size and time; after N consecutive failed units the circuit opens and
+  the remaining units fail at once with the reason.
 - Verdicts are cached by (model, prompt version, inputs) in a JSONL file the caller places
   (the run folder), so re-scoring costs nothing.
 - Token use and cost are counted (per-model prices per million tokens; the caller may override).
@@ -14,7 +17,6 @@ A unit the judge could not decide comes back as cannot_judge with the error as i
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +26,7 @@ from typing import Any, Literal
 import httpx
 
 from ..errors import UsageError
+from ..outside import CallPolicy, OutsideCallError, OutsideService, api_key, post_json
 from .base import JudgeInput, JudgeResult, SupportJudge, failed
 from .cache import VerdictCache, cache_key
 from .prompt import SUPPORT_PROMPT, SupportPrompt, parse_verdict
@@ -68,7 +71,8 @@ class LlmConfig:
     max_concurrency: int = 4
     max_retries: int = 3
     timeout_s: float = 60.0
-    backoff_s: float = 1.0  # first retry waits this long, then doubling, capped at 30 s
+    backoff_s: float = 1.0  # first retry waits this long (plus jitter), then doubling, capped at 30 s
+    breaker_threshold: int = 8  # consecutive failed units that stop the judge calling; 0: never
     max_tokens: int = 400
     temperature: float = 0.0
     extra_body: Mapping[str, Any] = field(default_factory=dict)  # merged into the request; None drops a key
@@ -87,12 +91,17 @@ class LlmConfig:
         return base + ("/chat/completions" if self.provider == "openai" else "/v1/messages")
 
     def api_key(self) -> str | None:
-        """The key from the environment (never stored on the object)."""
-        name = self.api_key_env or DEFAULT_KEY_ENV[self.provider]
-        value = os.environ.get(name)
-        if not value and self.api_key_env:
-            raise UsageError(f"environment variable {self.api_key_env} (the LLM API key) is not set")
-        return value or None
+        """The key from the environment (never stored on the object). Required when a variable
+        is named or the provider's own endpoint is called; a local base_url may take none."""
+        return api_key(self.api_key_env, DEFAULT_KEY_ENV[self.provider], required=self.base_url is None)
+
+    def policy(self) -> CallPolicy:
+        return CallPolicy(
+            attempts=self.max_retries + 1,
+            backoff_s=self.backoff_s,
+            reply_timeout_s=self.timeout_s,
+            breaker_threshold=self.breaker_threshold,
+        )
 
 
 @dataclass
@@ -105,6 +114,7 @@ class LlmUsage:
     output_tokens: int = 0
     cost_usd: float | None = 0.0
     failures: int = 0  # units that ended as cannot_judge because of an error
+    last_failure: str | None = None  # the reason of the latest such unit (key-free)
 
     def add_tokens(self, input_tokens: int, output_tokens: int, price: tuple[float, float] | None) -> None:
         self.input_tokens += input_tokens
@@ -122,14 +132,8 @@ class LlmUsage:
             "output_tokens": self.output_tokens,
             "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
             "failures": self.failures,
+            **({"last_failure": self.last_failure} if self.last_failure else {}),
         }
-
-
-class CallError(Exception):
-    def __init__(self, reason: str, retryable: bool) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.retryable = retryable
 
 
 @dataclass(frozen=True)
@@ -180,22 +184,17 @@ class LlmClient:
         return headers, body
 
     async def complete(self, system: str, user: str) -> Completion:
+        """One exchange; an OutsideCallError (key-free reason) when it fails."""
         key = self.config.api_key()
         headers, body = self._request(system, user, key)
         try:
-            response = await self.http.post(self.config.url, headers=headers, json=body)
-        except httpx.TimeoutException:
-            raise CallError(f"timed out after {self.config.timeout_s:g} s", retryable=True) from None
-        except httpx.TransportError as exc:
-            raise CallError(_scrub(f"connection failed: {type(exc).__name__}: {exc}", key), retryable=True) from None
-        if response.status_code >= 400:
-            retryable = response.status_code >= 500 or response.status_code in (408, 409, 429)
-            detail = _scrub(response.text[:200].strip(), key)
-            raise CallError(f"HTTP {response.status_code}" + (f": {detail}" if detail else ""), retryable)
-        try:
-            payload = response.json()
-        except ValueError:
-            raise CallError("reply is not JSON", retryable=True) from None
+            payload = await post_json(self.http, self.config.url, body, headers=headers, scrub=lambda t: _scrub(t, key))
+        except OutsideCallError as exc:
+            if exc.kind == "timeout" and exc.status is None:
+                exc.reason = f"timed out after {self.config.timeout_s:g} s"
+            elif exc.kind == "connection_error":
+                exc.reason = f"connection failed: {exc.reason}"
+            raise
         try:
             if self.config.provider == "openai":
                 text = payload["choices"][0]["message"]["content"] or ""
@@ -205,7 +204,7 @@ class LlmClient:
             usage = payload.get("usage") or {}
             return Completion(text, int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0)))
         except (KeyError, IndexError, TypeError, AttributeError, ValueError):
-            raise CallError("reply has no message content", retryable=True) from None
+            raise OutsideCallError("malformed_reply", "reply has no message content", retryable=True) from None
 
 
 def _scrub(text: str, key: str | None) -> str:
@@ -229,6 +228,7 @@ class LlmJudge(SupportJudge):
         self.cache = VerdictCache(cache_path) if cache_path is not None else None
         self.usage = LlmUsage()
         self.name = name
+        self.service = OutsideService("the LLM judge", config.policy())
         config.api_key()  # fail now, not after the first request, when a named key is missing
 
     async def ajudge(self, items: Sequence[JudgeInput]) -> list[JudgeResult]:
@@ -253,33 +253,33 @@ class LlmJudge(SupportJudge):
             return JudgeResult(hit["value"], hit["score"], hit["reason"])
         user = self.prompt.user_message(JudgeInput(item.claim, evidence, item.question))
         price = price_for(self.config.model, self.prices)
-        last = "no attempt made"
-        made = 0
-        for attempt in range(self.config.max_retries + 1):
-            if attempt:
-                await asyncio.sleep(min(30.0, self.config.backoff_s * 2 ** (attempt - 1)))
+        tokens: list[int] = []
+
+        async def attempt() -> JudgeResult:
             self.usage.requests += 1
-            made += 1
-            try:
-                completion = await client.complete(self.prompt.system, user)
-            except CallError as exc:
-                last = exc.reason
-                if not exc.retryable:
-                    break
-                continue
+            completion = await client.complete(self.prompt.system, user)
             self.usage.add_tokens(completion.input_tokens, completion.output_tokens, price)
+            tokens[:] = [completion.input_tokens, completion.output_tokens]
             try:
                 verdict = parse_verdict(completion.text)
             except ValueError as exc:
-                last = f"malformed reply: {exc}"
-                continue
-            result = JudgeResult(verdict.label, round(verdict.score, 4), verdict.reason.strip())
-            if self.cache is not None:
-                self.cache.put(key, {
-                    "model": self.config.model, "prompt_version": self.prompt.version, "value": result.value,
-                    "score": result.score, "reason": result.reason, "input_tokens": completion.input_tokens,
-                    "output_tokens": completion.output_tokens, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                })
-            return result
-        self.usage.failures += 1
-        return failed(f"llm judge failed after {made} attempt{'s' if made > 1 else ''}: {last}")
+                raise OutsideCallError("malformed_reply", f"malformed reply: {exc}", retryable=True) from None
+            return JudgeResult(verdict.label, round(verdict.score, 4), verdict.reason.strip())
+
+        try:
+            result, _ = await self.service.call(attempt)
+        except OutsideCallError as exc:
+            made = exc.attempts
+            self.usage.failures += 1
+            if exc.kind == "circuit_open":
+                self.usage.last_failure = self.usage.last_failure or exc.reason
+                return failed(f"llm judge not called: {exc.reason}")
+            self.usage.last_failure = exc.reason
+            return failed(f"llm judge failed after {made} attempt{'s' if made != 1 else ''}: {exc.reason}")
+        if self.cache is not None:
+            self.cache.put(key, {
+                "model": self.config.model, "prompt_version": self.prompt.version, "value": result.value,
+                "score": result.score, "reason": result.reason, "input_tokens": tokens[0],
+                "output_tokens": tokens[1], "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            })
+        return result

@@ -18,6 +18,25 @@ How it decides (each step says why in its reason):
    - an obligation in the claim backed only by a permission is partial ("должен" vs "может").
 4. Below the threshold: partial when at least half the claim's content words occur in the
    evidence, else unsupported.
+
+Russian claims (more Cyrillic than Latin letters) get the regulation rules on top, each with
+its reason, all read against the union of the cited fragments (a claim backed by two
+citations together is backed):
+- numbers by value, in digits or words, with their time unit and exact equivalences
+  (data.text.missing_numbers, strict on units: "12 недель" is not "12 месяцев");
+- bounds: "не реже"/"не чаще", "не более"/"не менее", "до"/"после"/"не раньше", "от … до",
+  "16 лет и старше";
+- negation in context (the answer's leading "Да,"/"Нет," is not one);
+- modality: an obligation, a permission and a prohibition are three different rules;
+- the actor: the claim names someone the fragment does not, while the fragment names another;
+- a cause ("потому что", "поскольку", "в связи с") the fragment does not state;
+  all of these make the claim unsupported;
+- partial: an exception ("за исключением", "кроме") or restriction ("только") the claim drops,
+  a quantifier ("любой", "всегда") it adds, or content words the fragment does not hold
+  (Snowball stems; pymorphy3 lemmas measured no better, bench/judge_ru.py --lemmas).
+Content coverage below RU_PARAMS.partial_coverage is unsupported (on the topic, not stating
+the claim). The two coverage floors are the learned numbers (bench/judge_ru.py, fitted on
+the dev pairs, cross-validated by source article).
 """
 
 from __future__ import annotations
@@ -26,7 +45,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ..data.text import split_sentences
+from ..data.text import missing_numbers, split_sentences
 from . import lexicon as lx
 from .base import JudgeInput, JudgeResult, SupportJudge
 
@@ -54,6 +73,13 @@ DEFAULT_PARAMS = OfflineParams(beta=0.22, threshold=0.4493, min_coverage=0.34)
 # regulatory text. Not the default: the default follows the human labels.
 STRICT_PARAMS = OfflineParams(beta=0.22, threshold=0.4493, min_coverage=0.5)
 
+# Learned on ../shared/data/ru-pairs/dev.jsonl (160 Russian claim/fragment pairs over the
+# Health Code of Kazakhstan): `python bench/judge_ru.py PATH` refits them in cross-validation
+# grouped by source article and prints both. min_coverage: the share of the claim's content
+# words the fragments must hold for "supported"; partial_coverage: below it, "unsupported".
+RU_PARAMS = OfflineParams(beta=0.0, threshold=0.0, min_coverage=0.25, partial_coverage=0.1)
+RU_COVERAGE_GRID = tuple(round(0.05 * i, 2) for i in range(21))  # 0.00 … 1.00
+
 # Negation and modality are compared only against an evidence sentence that holds at least
 # this share of the claim's content words: elsewhere a "не" says nothing about the claim.
 ALIGN_COVERAGE = 0.5
@@ -72,6 +98,16 @@ class OfflineFeatures:
     negation_flips: tuple[str, ...]
     modality_gap: bool
     aligned: str | None  # the evidence sentence the cues were compared with
+    lang: str = "en"  # "ru": the Russian regulation rules below were measured
+    missing_words: tuple[str, ...] = ()  # claim content words no fragment holds (ru)
+    modality_conflict: str | None = None  # reasons, set when the rule fired (ru)
+    actor_conflict: str | None = None
+    cause_added: str | None = None
+    exception_dropped: str | None = None
+    restriction_dropped: str | None = None
+    universal_added: str | None = None
+    condition_dropped: str | None = None
+    negation_unheld: str | None = None
 
     @property
     def share(self) -> float:
@@ -134,6 +170,8 @@ def extract_features(item: JudgeInput) -> OfflineFeatures | None:
     texts = [t for t in item.evidence if t and t.strip()]
     if not texts:
         return None
+    if lx.is_russian(claim):
+        return _russian_features(claim, texts)
     evidence = lx.prepare("\n".join(texts))
     claim_tokens = lx.token_stream(claim)
     stems = set(lx.content_stems(claim))
@@ -142,7 +180,7 @@ def extract_features(item: JudgeInput) -> OfflineFeatures | None:
     evidence_tokens = lx.token_stream(evidence)
     evidence_stems = set(lx.content_stems(evidence))
     numbers = lx.number_values(evidence) | lx.word_numbers(evidence)
-    missing = tuple(sorted(lx.number_values(claim, codes=False) - numbers, key=lambda v: (len(v), v)))
+    missing = tuple(sorted(lx.number_values(claim, codes=False, spoken=False) - numbers, key=lambda v: (len(v), v)))
     aligned, aligned_share = _align(stems, texts)
     flips: list[str] = []
     modality_gap = False
@@ -162,11 +200,172 @@ def extract_features(item: JudgeInput) -> OfflineFeatures | None:
     )
 
 
+def _sentences(texts: Sequence[str]) -> list[str]:
+    """The fragments' sentences in order, prepared, with the answer particle left alone."""
+    out = []
+    for text in texts:
+        for sentence in split_sentences(text):
+            norm = lx.expand_abbreviations(lx.prepare(sentence.text))
+            if norm:
+                out.append(norm)
+    return out
+
+
+def _context(sentences: list[str], shares: list[float], floor: float) -> list[str]:
+    """The sentences a claim is about (those holding at least `floor` of the claim's content
+    stems), each read after the list lead-in before it ("Беременные женщины обязаны: 1) …")."""
+    picked: list[str] = []
+    for i, sentence in enumerate(sentences):
+        if shares[i] >= floor and shares[i] > 0:
+            lead = next((s for s in reversed(sentences[:i]) if s.endswith(":")), None)
+            unit = sentence if lead is None or lead == sentence else lead + " " + sentence
+            if unit not in picked:
+                picked.append(unit)
+    return picked
+
+
+def _russian_features(claim_raw: str, texts: list[str]) -> OfflineFeatures | None:
+    claim = lx.expand_abbreviations(lx.strip_answer_particle(claim_raw))
+    claim_tokens = lx.token_stream(claim)
+    if not claim_tokens:
+        return None
+    sentences = _sentences(texts)
+    evidence = " ".join(sentences)
+    if not evidence:
+        return None
+    content = list(dict.fromkeys(lx.content_words(claim)))
+    evidence_keys = lx.key_set(evidence)
+    missing_words = tuple(w for w in content if not any(k in evidence_keys for k in lx.match_keys(w)))
+    claim_stems = {lx.stem(w) for w in lx.content_words(claim)}
+    # the sentences the cues are compared with: those about the claim, else the best one
+    stems_of = [set(lx.content_stems(s)) for s in sentences]
+    shares = [len(claim_stems & st) / len(claim_stems) if claim_stems else 0.0 for st in stems_of]
+    best = max(range(len(sentences)), key=lambda i: shares[i])
+    context_sentences = _context(sentences, shares, ALIGN_COVERAGE) or _context(sentences, shares, shares[best])
+    context = " ".join(context_sentences)
+    flips: list[str] = []
+    for sentence in context_sentences:
+        for flip in lx.polarity_flips_ru(claim, sentence):
+            if flip not in flips:
+                flips.append(flip)
+    antonym = lx.prefix_antonyms(claim, context)
+    if antonym is not None:
+        flips.append(antonym)
+    numbers = tuple(missing_numbers(claim, texts, strict_units=True))
+    cause = None
+    said = lx.causes(claim)
+    if said and not lx.causes(evidence):
+        cause = f"claim gives a cause ('{said[0]}') the fragment does not state"
+    return OfflineFeatures(
+        tokens=len(claim_tokens),
+        matched=_bigram_matched(claim_tokens, lx.token_stream(evidence)),
+        content=len(content),
+        coverage=(len(content) - len(missing_words)) / len(content) if content else 0.0,
+        missing_numbers=numbers,
+        bound_conflicts=tuple(_bound_conflicts(claim, evidence)),
+        negation_flips=tuple(flips),
+        modality_gap=False,
+        aligned=sentences[best],
+        lang="ru",
+        missing_words=missing_words,
+        modality_conflict=lx.modality_conflict(claim, context),
+        actor_conflict=lx.actor_conflict(claim, evidence),
+        cause_added=cause,
+        exception_dropped=lx.dropped_exception(claim, context),
+        restriction_dropped=lx.dropped_restriction(claim, context),
+        universal_added=lx.added_universal(claim, evidence),
+        condition_dropped=lx.dropped_condition(claim, context),
+        negation_unheld=lx.negation_unheld(claim, context),
+    )
+
+
+def _hard_reason(features: OfflineFeatures) -> str | None:
+    """The first rule that makes a claim unsupported whatever its overlap, or None."""
+    if features.missing_numbers:
+        return "number not in evidence: " + ", ".join(features.missing_numbers[:3])
+    if features.bound_conflicts:
+        return features.bound_conflicts[0]
+    if features.negation_flips:
+        return "negation differs: " + features.negation_flips[0]
+    for reason in (features.negation_unheld, features.modality_conflict, features.actor_conflict, features.cause_added):
+        if reason is not None:
+            return reason
+    return None
+
+
+def _partial_reason(features: OfflineFeatures) -> str | None:
+    for reason in (features.exception_dropped, features.restriction_dropped, features.condition_dropped,
+                   features.universal_added):
+        if reason is not None:
+            return reason
+    return None
+
+
+def decide_russian(features: OfflineFeatures, params: OfflineParams = RU_PARAMS) -> JudgeResult:
+    """The verdict on a Russian claim's features: hard rules, then coverage floors, then the
+    partial rules."""
+    score = round(features.coverage, 4)
+    hard = _hard_reason(features)
+    if hard is not None:
+        return JudgeResult("unsupported", round(min(score, 0.1), 4), hard)
+    shown = ", ".join(features.missing_words[:4])
+    if features.coverage < params.partial_coverage:
+        return JudgeResult(
+            "unsupported", round(min(score, 0.2), 4),
+            f"the fragment does not state the claim: {features.coverage:.0%} of its content words held"
+            + (f" (missing: {shown})" if shown else ""),
+        )
+    partial = _partial_reason(features)
+    if partial is not None:
+        return JudgeResult("partial", round(min(score, 0.4), 4), partial)
+    if features.coverage < params.min_coverage:
+        return JudgeResult("partial", round(min(score, 0.4), 4), f"claim adds what the fragment does not hold: {shown}")
+    held = f"{features.coverage:.0%} of claim content words held"
+    return JudgeResult("supported", score, f"every number, bound, negation, modality and actor agrees; {held}")
+
+
+def is_supported_russian(features: OfflineFeatures, params: OfflineParams) -> bool:
+    return (
+        _hard_reason(features) is None
+        and _partial_reason(features) is None
+        and features.coverage >= params.min_coverage
+    )
+
+
+def fit_ru_params(
+    features: Sequence[OfflineFeatures | None], labels: Sequence[str], base: OfflineParams = RU_PARAMS
+) -> OfflineParams:
+    """Grid search of (min_coverage, partial_coverage) for binary macro-F1 (supported vs not),
+    ties broken by three-way macro-F1; on the plateau that remains, the median floor (then the
+    median partial floor under it): the optimum is flat, its middle generalises best."""
+    from .metrics import macro_f1
+
+    truth = [label == "supported" for label in labels]
+    scored: list[tuple[float, float, float, float]] = []  # (binary, three-way, floor, partial)
+    for floor in RU_COVERAGE_GRID:
+        for partial in RU_COVERAGE_GRID:
+            if partial > floor:
+                continue
+            params = replace(base, min_coverage=floor, partial_coverage=partial)
+            pred = [decide(f, params).value for f in features]
+            binary = macro_f1(truth, [p == "supported" for p in pred], labels=(True, False)).value or 0.0
+            three = macro_f1(list(labels), pred, labels=("supported", "partial", "unsupported")).value or 0.0
+            scored.append((round(binary, 9), round(three, 9), floor, partial))
+    top = max((b, t) for b, t, _, _ in scored)
+    plateau = [(f, p) for b, t, f, p in scored if (b, t) == top]
+    floors = sorted({f for f, _ in plateau})
+    floor = floors[(len(floors) - 1) // 2]
+    partials = sorted(p for f, p in plateau if f == floor)
+    return replace(base, min_coverage=floor, partial_coverage=partials[(len(partials) - 1) // 2])
+
+
 def decide(features: OfflineFeatures | None, params: OfflineParams = DEFAULT_PARAMS) -> JudgeResult:
     """The verdict for measured features (kept apart from extract_features so calibration can
     re-decide cached features under other parameters)."""
     if features is None:
         return JudgeResult("cannot_judge", None, "no claim words or no evidence text to compare")
+    if features.lang == "ru":
+        return decide_russian(features, params)
     overlap = features.overlap(params.beta)
     score = 1.0 / (1.0 + math.exp(-params.slope * (overlap - params.threshold)))
     basis = f"{features.matched}/{features.tokens} claim tokens in phrases shared with the evidence"
@@ -198,6 +397,8 @@ def decide(features: OfflineFeatures | None, params: OfflineParams = DEFAULT_PAR
 def is_supported(features: OfflineFeatures | None, params: OfflineParams) -> bool:
     """decide(features, params).value == "supported", without building the result (calibration
     calls this millions of times)."""
+    if features is not None and features.lang == "ru":
+        return is_supported_russian(features, params)
     return (
         features is not None
         and not (features.missing_numbers or features.bound_conflicts or features.negation_flips)
@@ -208,14 +409,19 @@ def is_supported(features: OfflineFeatures | None, params: OfflineParams) -> boo
 
 
 class OfflineJudge(SupportJudge):
-    """The default judge: deterministic lexical support with number, bound and negation checks."""
+    """The default judge: deterministic lexical support with number, bound and negation checks,
+    and the Russian regulation rules for Russian claims (their own learned numbers, ru_params)."""
 
-    def __init__(self, params: OfflineParams = DEFAULT_PARAMS, name: str = "offline") -> None:
+    def __init__(
+        self, params: OfflineParams = DEFAULT_PARAMS, name: str = "offline", ru_params: OfflineParams = RU_PARAMS
+    ) -> None:
         self.params = params
+        self.ru_params = ru_params
         self.name = name
 
     def judge_one(self, item: JudgeInput) -> JudgeResult:
-        return decide(extract_features(item), self.params)
+        features = extract_features(item)
+        return decide(features, self.ru_params if features is not None and features.lang == "ru" else self.params)
 
     def judge(self, items: Sequence[JudgeInput]) -> list[JudgeResult]:
         return [self.judge_one(item) for item in items]
@@ -224,4 +430,4 @@ class OfflineJudge(SupportJudge):
         return self.judge(items)
 
     def with_params(self, **changes: float) -> OfflineJudge:
-        return OfflineJudge(replace(self.params, **changes), self.name)  # type: ignore[arg-type]
+        return OfflineJudge(replace(self.params, **changes), self.name, self.ru_params)  # type: ignore[arg-type]

@@ -9,14 +9,13 @@ from .client import LabelStudioClient
 from .config import ReviewConfig, config_path
 from .pull import PullReport, export_to_judgments, pull, read_export
 from .push import PushResult, push, write_tasks_file
-from .tasks import RunData, TaskBuilder, answer_claims, predictions_for
+from .tasks import TaskBuilder, answer_claims, predictions_for
 
 __all__ = [
     "LabelStudioClient",
     "PullReport",
     "PushResult",
     "ReviewConfig",
-    "RunData",
     "TaskBuilder",
     "answer_claims",
     "config_path",

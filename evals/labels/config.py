@@ -1,4 +1,5 @@
-"""The Label Studio labelling configs (annotator_configs/citation_review*.xml) as data.
+"""The Label Studio labelling configs (evals/labels/configs/citation_review*.xml, shipped as
+package data; annotator_configs/ in the repository points there) as data.
 
 A config names its controls with the indices of the enclosing <Repeater>s
 (`support_{{idx}}_{{jdx}}`); `ReviewConfig` turns those names back into a DESIGN 5
@@ -22,8 +23,8 @@ COMMENT_FIELD = "comment"
 
 
 def configs_dir() -> Path:
-    """annotator_configs/ at the repository root (the configs ship with the repository)."""
-    return Path(__file__).resolve().parents[2] / "annotator_configs"
+    """The labelling configs inside the installed package (a wheel carries them)."""
+    return Path(__file__).resolve().parent / "configs"
 
 
 def config_path(lang: str = "ru") -> Path:

@@ -21,12 +21,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..data.jsonl import JsonlAppender, load_jsonl
+from ..data.jsonl import JsonlAppender
 from ..data.models import Judgment, parse_time
 from ..errors import DataError
+from ..precedence import winners
+from ..runfolder import JUDGMENTS, load_manifest, read_judgments
 from .client import LabelStudioClient
 from .config import COMMENT_FIELD, ReviewConfig, config_path
-from .tasks import layout_of, load_manifest
+from .tasks import layout_of
 
 REQUIRED_RATERS = 2
 
@@ -274,13 +276,7 @@ def _unit(j: Judgment) -> tuple[Any, ...]:
 
 def append_new(path: Path, judgments: list[Judgment]) -> int:
     """Append the judgments judgments.jsonl does not hold yet (its latest row per unit and source differs)."""
-    latest: dict[tuple[Any, ...], Judgment] = {}
-    if path.exists():
-        for row in load_jsonl(path, Judgment):
-            key = _unit(row)
-            held = latest.get(key)
-            if held is None or row.at >= held.at:  # the later row wins, as in evals.agreement
-                latest[key] = row
+    latest = winners(read_judgments(path), _unit) if path.exists() else {}
     new = []
     for j in judgments:
         held = latest.get(_unit(j))
@@ -327,5 +323,5 @@ def pull(
         emails = client.user_emails()
     emails.update(raters or {})
     report = export_to_judgments(export, manifest.run_id, config, emails)
-    report.added = append_new(run_dir / "judgments.jsonl", report.judgments)
+    report.added = append_new(run_dir / JUDGMENTS, report.judgments)
     return report

@@ -17,9 +17,10 @@ from typing import Any
 
 from ..data.jsonl import write_json_atomic
 from ..errors import BackendError
+from ..runfolder import ANSWERS, RunFolder
 from .client import LabelStudioClient
 from .config import ReviewConfig, config_path
-from .tasks import RunData, TaskBuilder, layout_of, task_key
+from .tasks import TaskBuilder, layout_of, task_key
 
 DEFAULT_BATCH = 250
 
@@ -61,7 +62,7 @@ class PushResult:
 
 def write_tasks_file(run_dir: Path | str, out: Path | str, *, predictions: bool = False, lang: str = "ru") -> int:
     """Label Studio import JSON for the run (for a server citeval cannot reach)."""
-    run = RunData.load(run_dir)
+    run = RunFolder(run_dir).require(ANSWERS)
     tasks = TaskBuilder(run, lang).tasks(predictions=predictions, config=ReviewConfig.load(config_path(lang)))
     write_json_atomic(Path(out), tasks)
     return len(tasks)
@@ -82,7 +83,7 @@ def push(
     `on_batch(done, total)` is called after each committed import request.
     """
     started = time.monotonic()
-    run = RunData.load(run_dir)
+    run = RunFolder(run_dir).require(ANSWERS)
     path = config_path(lang)
     config = ReviewConfig.load(path)
     tasks = TaskBuilder(run, lang).tasks(predictions=predictions, config=config)

@@ -11,112 +11,25 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
-from ..data.jsonl import load_jsonl, read_jsonl, read_questions
-from ..data.models import Answer, Claim, Evidence, Judgment, Question, RunManifest, VersionStatus
-from ..data.registry import Registry
-from ..data.text import split_sentences
+from ..checks import claims_of
+from ..data.models import Answer, Claim, Evidence, Judgment, VersionStatus
 from ..errors import DataError
+from ..runfolder import RunFolder
 from .config import ReviewConfig
 
 TASK_SCHEMA = 1
 LAYOUT_KEY = "claims"
 
-# --- the run folder ------------------------------------------------------------------
-
-
-@dataclass
-class RunData:
-    """What `label push` needs from runs/<run_id>/ and the dataset it points to."""
-
-    run_dir: Path
-    manifest: RunManifest
-    answers: list[Answer]
-    questions: dict[str, Question]
-    registry: Registry | None
-    judgments: list[Judgment] = field(default_factory=list)
-
-    @property
-    def run_id(self) -> str:
-        return self.manifest.run_id
-
-    @classmethod
-    def load(cls, run_dir: Path | str, *, with_registry: bool = True) -> RunData:
-        run_dir = Path(run_dir)
-        manifest = load_manifest(run_dir)
-        answers_path = run_dir / "answers.jsonl"
-        by_question: dict[str, Answer] = {}
-        for _, answer in read_jsonl(answers_path, Answer):
-            by_question[answer.question_id] = answer  # a resumed run's later line wins
-        dataset = Path(manifest.dataset.path)
-        if not dataset.is_absolute() and not dataset.exists():
-            dataset = (run_dir / dataset).resolve()
-        questions: dict[str, Question] = {}
-        registry: Registry | None = None
-        if (dataset / "questions.jsonl").exists():
-            questions = {q.question_id: q for _, q in read_questions(dataset / "questions.jsonl")}
-        if with_registry and (dataset / "registry").is_dir():
-            registry = Registry.load(dataset)
-        judgments_path = run_dir / "judgments.jsonl"
-        judgments = load_jsonl(judgments_path, Judgment) if judgments_path.exists() else []
-        return cls(run_dir, manifest, list(by_question.values()), questions, registry, judgments)
-
-
-def load_manifest(run_dir: Path | str) -> RunManifest:
-    path = Path(run_dir) / "manifest.json"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(path, None, "file not found (is this a run folder?)") from None
-    try:
-        return RunManifest.model_validate_json(text)
-    except ValueError as exc:
-        raise DataError(path, None, f"not a valid run manifest: {str(exc).splitlines()[0]}") from None
-
-
 # --- claims --------------------------------------------------------------------------
 
-_MARKER = re.compile(r"\[([^\[\]\n]{1,80})\]")
-
-
-def markers_in(text: str) -> list[str]:
-    """Evidence ids cited in a text: `[E1]`, `[E1, E2]` (two markers), `[1]`."""
-    out: list[str] = []
-    for match in _MARKER.finditer(text):
-        for part in match.group(1).split(","):
-            token = part.strip()
-            if token and re.fullmatch(r"[\w.:\-]+", token):
-                out.append(token)
-    return out
-
-
 def answer_claims(answer: Answer) -> list[Claim]:
-    """The answer's claims; an answered answer without claims gets one claim a sentence (DESIGN 3).
-
-    Uses the checks' own derivation when it is there, so that claim ids (s1, s2, …) match the
-    auto judgments and findings of `citeval score`.
-    """
-    if answer.claims or answer.status != "answered":
-        return list(answer.claims)
-    try:
-        from ..checks import claims_of
-    except ImportError:  # the checks module is optional here
-        pass
-    else:
-        return list(claims_of(answer))
-    claims = []
-    for n, sentence in enumerate(split_sentences(answer.answer_text), start=1):
-        ids = list(dict.fromkeys(markers_in(sentence.text)))
-        claims.append(
-            Claim(claim_id=f"s{n}", text=sentence.text, evidence_ids=ids, span=(sentence.start, sentence.end))
-        )
-    return claims
+    """The answer's claims as the checks see them (DESIGN 3: an answered answer without claims
+    gets one claim a sentence), so claim ids (s1, s2, …) match the auto judgments and findings."""
+    return claims_of(answer)
 
 
 # --- wording (Russian first) ---------------------------------------------------------
@@ -226,7 +139,7 @@ def reviewable(answer: Answer) -> bool:
 
 
 class TaskBuilder:
-    def __init__(self, run: RunData, lang: str = "ru") -> None:
+    def __init__(self, run: RunFolder, lang: str = "ru") -> None:
         if lang not in _WORDS:
             raise DataError("--lang", None, f"unknown language {lang!r} (expected one of {', '.join(_WORDS)})")
         self.run = run
@@ -235,7 +148,7 @@ class TaskBuilder:
 
     def tasks(self, *, predictions: bool = False, config: ReviewConfig | None = None) -> list[dict[str, Any]]:
         out = []
-        for answer in self.run.answers:
+        for answer in self.run.answer_list:
             if not reviewable(answer):
                 continue
             task = self.task(answer)
@@ -248,8 +161,8 @@ class TaskBuilder:
 
     def task(self, answer: Answer) -> dict[str, Any]:
         run = self.run
-        question = run.questions.get(answer.question_id)
-        asked_at = (question.asked_at if question else None) or run.manifest.started_at
+        question = run.try_questions().get(answer.question_id)
+        asked_at = run.asked_at(answer.question_id)
         w = self.w
         meta_parts = [f"id {answer.question_id}"]
         if question is not None and question.asked_at is not None:
@@ -301,7 +214,7 @@ class TaskBuilder:
 
     def _card(self, evidence_id: str, ev: Evidence | None, urls: list[str], asked_at: datetime) -> dict[str, Any]:
         w = self.w
-        registry = self.run.registry
+        registry = self.run.try_registry()
         if ev is None:
             return {
                 "evidence_id": evidence_id,

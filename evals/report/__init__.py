@@ -6,7 +6,7 @@ escaped by jinja2 and only http(s) URLs rendered as links.
 """
 
 from .compare import Comparison, Flip, PassComparison, compare_runs
-from .load import RunData, load_run
+from .load import load_run
 from .render import ReportResult, environment, find_runs, parse_since, render_report, render_weekly, week_name
 from .stats import PASS_DEFINITION, PairedTest, mcnemar_exact, paired_mean_test, paired_ratio_test, question_passed
 from .views import safe_url
@@ -18,7 +18,6 @@ __all__ = [
     "PairedTest",
     "PassComparison",
     "ReportResult",
-    "RunData",
     "compare_runs",
     "environment",
     "find_runs",

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..metrics import ABSTENTION, ALL_METRICS, PER_ANSWER
-from .load import RunData
+from ..metrics import ABSTENTION, ALL_METRICS
+from ..runfolder import RunFolder
+from ..scores import QuestionScore
 from .stats import (
     ALPHA,
     PASS_DEFINITION,
@@ -82,8 +84,8 @@ class PassComparison:
 
 @dataclass
 class Comparison:
-    run_a: RunData
-    run_b: RunData
+    run_a: RunFolder
+    run_b: RunFolder
     shared: list[str]
     only_a: int
     only_b: int
@@ -170,7 +172,26 @@ def _f(x: float | None, signed: bool = False) -> str:
     return f"{x:+.3f}" if signed else f"{x:.3f}"
 
 
-def compare_runs(a: RunData, b: RunData) -> Comparison:
+def paired_metric_test(name: str, ra: Sequence[QuestionScore], rb: Sequence[QuestionScore]) -> PairedTest:
+    """One metric of run B against run A over paired rows (same questions, same order); also used by
+    the gates' baseline rules, so a gate and `citeval compare` agree."""
+    if name in ABSTENTION:
+        trip = [(x.abstained, y.abstained, x.should_abstain) for x, y in zip(ra, rb, strict=True)]
+        kept3 = [(x, y, g) for x, y, g in trip if x is not None and y is not None and g is not None]
+        return paired_ratio_test(
+            np.array([x for x, _, _ in kept3], dtype=np.float64),
+            np.array([y for _, y, _ in kept3], dtype=np.float64),
+            np.array([g for _, _, g in kept3], dtype=np.float64),
+            name,
+        )
+    pairs = [(x.value(name), y.value(name)) for x, y in zip(ra, rb, strict=True)]
+    kept = [(x, y) for x, y in pairs if x is not None and y is not None]
+    va = np.array([x for x, _ in kept], dtype=np.float64)
+    vb = np.array([y for _, y in kept], dtype=np.float64)
+    return paired_mean_test(va, vb)
+
+
+def compare_runs(a: RunFolder, b: RunFolder) -> Comparison:
     """Run B against run A over their shared questions (paired: each question is its own control)."""
     shared = sorted(set(a.per_question) & set(b.per_question))
     ra = [a.per_question[q] for q in shared]
@@ -181,44 +202,25 @@ def compare_runs(a: RunData, b: RunData) -> Comparison:
     b_only = sum(y and not x for x, y in zip(pa, pb, strict=True))
     passes = PassComparison(len(shared), sum(pa), sum(pb), a_only, b_only, mcnemar_exact(a_only, b_only))
 
-    metrics: dict[str, PairedTest] = {}
-    for name in ALL_METRICS:
-        if name in PER_ANSWER:
-            pairs = [(x.get(name), y.get(name)) for x, y in zip(ra, rb, strict=True)]
-            kept = [(x, y) for x, y in pairs if x is not None and y is not None]
-            va = np.array([x for x, _ in kept], dtype=np.float64)
-            vb = np.array([y for _, y in kept], dtype=np.float64)
-            metrics[name] = paired_mean_test(va, vb)
-        elif name in ABSTENTION:
-            trip = [
-                (x.get("abstained"), y.get("abstained"), x.get("should_abstain"))
-                for x, y in zip(ra, rb, strict=True)
-            ]
-            kept3 = [(x, y, g) for x, y, g in trip if x is not None and y is not None and g is not None]
-            metrics[name] = paired_ratio_test(
-                np.array([x for x, _, _ in kept3], dtype=np.float64),
-                np.array([y for _, y, _ in kept3], dtype=np.float64),
-                np.array([g for _, _, g in kept3], dtype=np.float64),
-                name,
-            )
+    metrics = {name: paired_metric_test(name, ra, rb) for name in ALL_METRICS}
 
-    def flip(q: str, x: dict[str, Any], y: dict[str, Any]) -> Flip:
+    def flip(q: str, x: QuestionScore, y: QuestionScore) -> Flip:
         return Flip(
             question_id=q,
             question=b.question_text(q) or a.question_text(q),
-            risk_tier=str(y.get("risk_tier") or x.get("risk_tier") or "policy"),
-            findings_a=list(x.get("findings") or []),
-            findings_b=list(y.get("findings") or []),
-            status_a=str(x.get("status")),
-            status_b=str(y.get("status")),
+            risk_tier=y.risk_tier or x.risk_tier or "policy",
+            findings_a=list(x.findings),
+            findings_b=list(y.findings),
+            status_a=x.status,
+            status_b=y.status,
         )
 
     regressed = [flip(q, x, y) for q, x, y, u, v in zip(shared, ra, rb, pa, pb, strict=True) if u and not v]
     fixed = [flip(q, x, y) for q, x, y, u, v in zip(shared, ra, rb, pa, pb, strict=True) if v and not u]
     for flips in (regressed, fixed):
         flips.sort(key=lambda f: (TIER_ORDER.get(f.risk_tier, 9), f.question_id))
-    ca = Counter(c for r in ra for c in (r.get("findings") or []))
-    cb = Counter(c for r in rb for c in (r.get("findings") or []))
+    ca = Counter(c for r in ra for c in r.findings)
+    cb = Counter(c for r in rb for c in r.findings)
     findings = {code: (ca.get(code, 0), cb.get(code, 0)) for code in sorted(set(ca) | set(cb))}
     return Comparison(
         run_a=a,

@@ -17,6 +17,8 @@ from matplotlib import rc_context
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from ..scores import MetricEntry
+
 TIER_COLORS = {"all": "#111827", "critical": "#c2410c", "policy": "#2563eb", "reference": "#0d9488"}
 VERDICT_COLORS = {"better": "#15803d", "worse": "#b91c1c", "same": "#6b7280"}
 SERIES = ["#2563eb", "#c2410c", "#0d9488", "#7c3aed", "#ca8a04", "#db2777", "#4b5563", "#0891b2"]
@@ -54,12 +56,16 @@ def _render(fig: Figure, title: str, alt: str) -> Plot:
 
 
 def metric_intervals(
-    groups: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    groups: Mapping[str, Mapping[str, MetricEntry]],
     names: Sequence[str],
     thresholds: Mapping[str, float] | None = None,
 ) -> Plot | None:
     """Each metric's value and 95 % interval, overall and per tier (a forest plot); gate minimums as ticks."""
-    rows = [m for m in names if any((g.get(m) or {}).get("value") is not None for g in groups.values())]
+    def value(group: Mapping[str, MetricEntry], name: str) -> float | None:
+        entry = group.get(name)
+        return entry.value if entry is not None else None
+
+    rows = [m for m in names if any(value(g, m) is not None for g in groups.values())]
     if not rows:
         return None
     with rc_context(RC):
@@ -71,12 +77,12 @@ def metric_intervals(
             color = TIER_COLORS.get(key, SERIES[j % len(SERIES)])
             ys, xs, lo, hi = [], [], [], []
             for i, name in enumerate(rows):
-                m = groups[key].get(name) or {}
-                if m.get("value") is None:
+                m = groups[key].get(name)
+                if m is None or m.value is None:
                     continue
                 y = len(rows) - 1 - i + (len(keys) - 1) / 2 * step - j * step
-                v = float(m["value"])
-                ci = m.get("ci") or [v, v]
+                v = float(m.value)
+                ci = m.ci or (v, v)
                 ys.append(y)
                 xs.append(v)
                 lo.append(max(0.0, v - float(ci[0])))

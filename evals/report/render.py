@@ -22,14 +22,17 @@ from typing import Any
 import jinja2
 
 from .._version import __version__
+from ..data.models import FINDING_DESCRIPTIONS
 from ..errors import CitevalError, DataError, UsageError
 from ..gates.core import GateConfig, GateResult, evaluate, load_gates
 from ..metrics import ALL_METRICS, PER_ANSWER
+from ..runfolder import MANIFEST, SCORES, RunFolder
+from ..scores import JudgeAgreement, MetricEntry
 from . import plots
 from .compare import Comparison, compare_runs
-from .load import RunData, load_run, now_utc
+from .load import load_run, now_utc
 from .stats import ALPHA, PASS_DEFINITION, question_passed
-from .views import FINDING_HELP, QuestionView, drilldown, safe_url
+from .views import QuestionView, drilldown, safe_url
 
 # the weekly variants table: short column names, so it fits the page
 VARIANT_COLUMNS = (
@@ -59,7 +62,7 @@ MAX_QUESTIONS = 500
 class RunSection:
     """Everything shown about one run in depth (the newest run, or each variant's newest)."""
 
-    run: RunData
+    run: RunFolder
     gate: GateResult
     pass_rate: float | None
     tiers: list[str]
@@ -68,6 +71,7 @@ class RunSection:
     findings_plot: plots.Plot | None
     questions: list[QuestionView]
     hidden_questions: int
+    judges: dict[str, JudgeAgreement] = field(default_factory=dict)
 
 
 @dataclass
@@ -82,13 +86,13 @@ class ComparisonView:
 @dataclass
 class ReportResult:
     path: Path
-    runs: list[RunData]
+    runs: list[RunFolder]
     gates: dict[str, GateResult]
     comparisons: list[Comparison] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
-def pass_rate(run: RunData) -> float | None:
+def pass_rate(run: RunFolder) -> float | None:
     rows = list(run.per_question.values())
     return sum(map(question_passed, rows)) / len(rows) if rows else None
 
@@ -160,15 +164,15 @@ def environment() -> jinja2.Environment:
             loader=jinja2.PackageLoader("evals.report", "templates"),
             # templates end in .j2, so select_autoescape's extension test would switch escaping off
             autoescape=True,
-            # scores.json of another citeval version may lack an optional key: render it as missing
-            undefined=jinja2.ChainableUndefined,
+            # a name the template does not get is a bug in the report, not a blank cell
+            undefined=jinja2.StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
         )
         env.filters.update(
             fmt=_fmt, pct=_pct, ci=_ci, signed=_signed, pval=_pval, pstat=_pstat, when=_when, safe_url=safe_url
         )
-        env.globals.update(finding_help=FINDING_HELP, alpha=ALPHA, pass_definition=PASS_DEFINITION, tiers=TIERS)
+        env.globals.update(finding_help=FINDING_DESCRIPTIONS, alpha=ALPHA, pass_definition=PASS_DEFINITION, tiers=TIERS)
         _ENV = env
     return _ENV
 
@@ -190,12 +194,12 @@ def _thresholds(gates: GateConfig) -> dict[str, float]:
     return {r.key: r.min for r in gates.rules if r.scope == "overall" and r.min is not None and not r.is_count}
 
 
-def _section(run: RunData, gates: GateConfig, now: datetime, max_questions: int) -> RunSection:
+def _section(run: RunFolder, gates: GateConfig, now: datetime, max_questions: int) -> RunSection:
     scores = run.scores
-    tiers = [t for t in TIERS if t in (scores.get("by_tier") or {})]
-    groups: dict[str, dict[str, Any]] = {"all": scores.get("metrics") or {}}
+    tiers = [t for t in TIERS if t in scores.by_tier]
+    groups: dict[str, dict[str, MetricEntry]] = {"all": scores.metrics}
     for t in tiers:
-        groups[t] = scores["by_tier"][t].get("metrics") or {}
+        groups[t] = scores.by_tier[t].metrics
     questions, hidden = drilldown(run, now, max_questions)
     return RunSection(
         run=run,
@@ -203,14 +207,23 @@ def _section(run: RunData, gates: GateConfig, now: datetime, max_questions: int)
         pass_rate=pass_rate(run),
         tiers=tiers,
         forest=plots.metric_intervals(groups, ALL_METRICS, _thresholds(gates)),
-        anchors=plots.anchor_levels(scores.get("anchor_level") or {}),
-        findings_plot=plots.findings_by_code(scores.get("findings_by_tier") or {}),
+        anchors=plots.anchor_levels(scores.anchor_level),
+        findings_plot=plots.findings_by_code(scores.findings_by_tier),
         questions=questions,
         hidden_questions=hidden,
+        judges=_judge_agreement(run),
     )
 
 
-def _trend(runs: Sequence[RunData]) -> plots.Plot | None:
+def _judge_agreement(run: RunFolder) -> dict[str, JudgeAgreement]:
+    """Judge vs human: agreement.json's section when `agree` wrote one, else scores.json's."""
+    written = (run.agreement or {}).get("judge_agreement")
+    if written:
+        return {name: JudgeAgreement.model_validate(entry) for name, entry in written.items()}
+    return run.scores.judge_agreement or {}
+
+
+def _trend(runs: Sequence[RunFolder]) -> plots.Plot | None:
     if len(runs) < 2:
         return None
     labels = list(dict.fromkeys(r.label for r in runs))
@@ -220,8 +233,8 @@ def _trend(runs: Sequence[RunData]) -> plots.Plot | None:
             if m == "pass_rate":
                 point: tuple[int, float | None, Any] = (i, pass_rate(run), None)
             else:
-                entry = (run.scores.get("metrics") or {}).get(m) or {}
-                point = (i, entry.get("value"), entry.get("ci"))
+                entry = run.scores.metrics.get(m)
+                point = (i, entry.value, entry.ci) if entry is not None else (i, None, None)
             values[m].setdefault(run.label, []).append(point)
     ticks = [r.run_id if len(r.run_id) <= 16 else r.run_id[:15] + "…" for r in runs]
     return plots.trends(values, TREND_METRICS, ticks, labels)
@@ -244,18 +257,18 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _pick_baseline(runs: Sequence[RunData], baseline: str | None) -> RunData:
+def _pick_baseline(runs: Sequence[RunFolder], baseline: str | None) -> RunFolder:
     if baseline is None:
         return runs[0]
     for r in runs:
-        if baseline in (r.run_id, r.label, str(r.run_dir)):
+        if baseline in (r.run_id, r.label, str(r.path)):
             return r
     raise UsageError(f"--baseline {baseline!r} names none of the runs (give a run id or a label)")
 
 
 def _render(
-    runs: list[RunData],
-    focus: list[RunData],
+    runs: list[RunFolder],
+    focus: list[RunFolder],
     comparisons: list[Comparison],
     out: Path,
     gates: GateConfig,
@@ -353,16 +366,16 @@ def week_name(t: datetime) -> str:
     return f"{iso[0]}-W{iso[1]:02d}"
 
 
-def find_runs(root: Path | str, since: datetime, until: datetime) -> tuple[list[RunData], list[str]]:
+def find_runs(root: Path | str, since: datetime, until: datetime) -> tuple[list[RunFolder], list[str]]:
     """Scored runs under ROOT started in [since, until]; folders that cannot be read are noted, not fatal."""
     root = Path(root)
     if not root.is_dir():
         raise DataError(root, None, "runs folder not found")
     runs, notes = [], []
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
-        if not (folder / "manifest.json").exists():
+        if not (folder / MANIFEST).exists():
             continue
-        if not (folder / "scores.json").exists():
+        if not (folder / SCORES).exists():
             notes.append(f"{folder.name}: not scored, left out")
             continue
         try:
@@ -394,7 +407,7 @@ def render_weekly(
         window = f"{start:%Y-%m-%d %H:%M} and {now:%Y-%m-%d %H:%M} UTC"
         raise DataError(root, None, f"no scored run started between {window}")
     config = _gates(gates)
-    latest: dict[str, RunData] = {}
+    latest: dict[str, RunFolder] = {}
     for r in runs:  # time order: the last one per label wins
         latest[r.label] = r
     # the baseline is a variant: the newest run of the oldest run's label, or of the label named

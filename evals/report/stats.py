@@ -19,10 +19,11 @@ from typing import Any
 import numpy as np
 from scipy.stats import binomtest
 
-from ..metrics import CONFIDENCE, SEED, bootstrap_weights
+from ..bootstrap import CONFIDENCE, RESAMPLES, SEED, generator, resample_counts
+from ..scores import QuestionScore
 
 PERMUTATIONS = 4000
-BOOTSTRAP = 2000
+BOOTSTRAP = RESAMPLES
 EXACT_MAX = 14  # up to 2**14 sign patterns are enumerated exactly
 ALPHA = 0.05
 
@@ -34,8 +35,10 @@ PASS_DEFINITION = (
 )
 
 
-def question_passed(row: Mapping[str, Any]) -> bool:
+def question_passed(row: QuestionScore | Mapping[str, Any]) -> bool:
     """Pass of one per_question.jsonl row; see PASS_DEFINITION."""
+    if isinstance(row, QuestionScore):
+        return row.status in ("answered", "abstained") and not row.findings
     return row.get("status") in ("answered", "abstained") and not row.get("findings")
 
 
@@ -85,7 +88,7 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
 @functools.lru_cache(maxsize=32)
 def _weights(n: int, seed: int) -> np.ndarray:
     """Bootstrap resample counts (as metrics.py draws them), shared by every metric of a comparison."""
-    w = bootstrap_weights(n, seed, BOOTSTRAP)
+    w = resample_counts(n, seed, BOOTSTRAP)
     w.setflags(write=False)
     return w
 
@@ -118,7 +121,7 @@ def paired_mean_test(a: np.ndarray, b: np.ndarray, seed: int = SEED) -> PairedTe
         sums = np.abs(signs @ nonzero)
         p = float(np.mean(sums >= abs(nonzero.sum()) - eps))
     else:
-        rng = np.random.default_rng(seed)
+        rng = generator(seed)
         signs = rng.choice((1.0, -1.0), size=(PERMUTATIONS, k))
         sums = np.abs(signs @ nonzero)
         p = float((1 + np.sum(sums >= abs(nonzero.sum()) - eps)) / (PERMUTATIONS + 1))
@@ -182,7 +185,7 @@ def paired_ratio_test(
         if k <= EXACT_MAX:
             swaps = np.array(list(itertools.product((False, True), repeat=k)))
         else:
-            swaps = np.random.default_rng(seed).random((PERMUTATIONS, k)) < 0.5
+            swaps = generator(seed).random((PERMUTATIONS, k)) < 0.5
         ma = np.tile(pa, (len(swaps), 1))
         mb = np.tile(pb, (len(swaps), 1))
         cols = discordant

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -14,7 +13,8 @@ from urllib.parse import urlsplit
 from ..checks import claims_of
 from ..data.models import Answer, Evidence, Finding
 from ..metrics import PER_ANSWER
-from .load import RunData
+from ..runfolder import RunFolder
+from ..scores import QuestionScore
 from .stats import question_passed
 
 TIER_ORDER = {"critical": 0, "policy": 1, "reference": 2}
@@ -22,28 +22,6 @@ SNIPPET = 360
 MAX_URL = 4096
 _SAFE_URL = re.compile(r"^https?://[^\s\x00-\x1f\x7f<>\"'`\\]+$", re.IGNORECASE)
 
-FINDING_HELP = {
-    "UNKNOWN_EVIDENCE_ID": "marker names no evidence the model was given",
-    "UNRESOLVED_CHUNK": "evidence matches no registry chunk",
-    "CHUNK_TEXT_MISMATCH": "evidence text differs from the registry chunk",
-    "ACCESS_DENIED": "the user could not read the document when asking",
-    "VERSION_SUPERSEDED": "cites a superseded edition without a stale notice",
-    "VERSION_REVOKED": "cites a revoked edition",
-    "VERSION_DELETED": "cites a deleted edition",
-    "VERSION_NOT_YET_EFFECTIVE": "cites an edition not yet in force",
-    "LINK_NOT_FROM_REGISTRY": "link not built on a registry viewer URL",
-    "LINK_VERSION_REDIRECT": "link opens another edition than the evidence",
-    "LINK_LEAKS_TEXT": "link carries the cited text",
-    "LINK_UNSAFE_SCHEME": "link scheme is not http(s)",
-    "QUOTE_NOT_FOUND": "quote not found in the cited chunk",
-    "QUOTE_OUTSIDE_ANCHOR": "quote found, but outside the cited anchor",
-    "NUMBER_UNSUPPORTED": "a number in the claim is not in its evidence",
-    "CLAIM_UNCITED": "a substantive claim carries no citation",
-    "ANCHOR_MISMATCH": "page or document of the citation disagrees with the registry",
-    "SHOULD_HAVE_ABSTAINED": "answered a question it should have refused",
-    "UNNEEDED_ABSTENTION": "refused an answerable question",
-    "BACKEND_ERROR": "the backend failed",
-}
 
 
 def safe_url(url: object) -> str | None:
@@ -160,13 +138,13 @@ def _evidence_index(answer: Answer) -> dict[str, Evidence]:
     return index
 
 
-def _citation(run: RunData, answer: Answer, evidence_id: str, quote: str | None, asked_at: datetime,
+def _citation(run: RunFolder, answer: Answer, evidence_id: str, quote: str | None, asked_at: datetime,
               now: datetime, codes: list[str]) -> CitationView:
     evidence = _evidence_index(answer).get(evidence_id)
     view = CitationView(evidence_id=evidence_id, known=evidence is not None, codes=codes)
     if evidence is None:
         return view
-    registry = run.registry
+    registry = run.try_registry()
     chunk = registry.resolve(evidence) if registry else None
     version_id = evidence.version_id or (chunk.version_id if chunk else None)
     document_id = evidence.document_id or (chunk.document_id if chunk else None)
@@ -191,9 +169,9 @@ def _citation(run: RunData, answer: Answer, evidence_id: str, quote: str | None,
     return view
 
 
-def question_view(run: RunData, question_id: str, now: datetime, findings: list[Finding]) -> QuestionView:
+def question_view(run: RunFolder, question_id: str, now: datetime, findings: list[Finding]) -> QuestionView:
     row = run.per_question[question_id]
-    q = run.questions.get(question_id)
+    q = run.try_questions().get(question_id)
     answer = run.answers.get(question_id)
     asked_at = run.asked_at(question_id)
     claims: list[ClaimView] = []
@@ -212,39 +190,39 @@ def question_view(run: RunData, question_id: str, now: datetime, findings: list[
         anchor=anchor_id(run.run_id, question_id),
         question_id=question_id,
         question=q.question if q else None,
-        risk_tier=str(row.get("risk_tier") or "policy"),
-        tags=[str(t) for t in row.get("tags") or []],
+        risk_tier=row.risk_tier or "policy",
+        tags=[str(t) for t in row.tags],
         asked_at=asked_at,
-        status=str(row.get("status")),
+        status=row.status,
         passed=question_passed(row),
         answer_text=answer.answer_text if answer else "",
         abstain_reason=answer.abstain_reason if answer else None,
         error=error,
         stale_notice=bool(answer.stale_notice) if answer else False,
-        should_abstain=row.get("should_abstain"),
+        should_abstain=row.should_abstain,
         findings=findings,
         claims=claims,
-        metrics={name: row.get(name) for name in PER_ANSWER if name != "error_rate"},
-        codes=sorted(set(row.get("findings") or [])),
+        metrics={name: row.value(name) for name in PER_ANSWER if name != "error_rate"},
+        codes=sorted(set(row.findings)),
     )
 
 
-def worst_first_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
+def worst_first_key(row: QuestionScore) -> tuple[Any, ...]:
     """Failing questions first, critical before policy before reference, more findings first,
     then the lowest mean of the per-answer metrics."""
-    values = [row.get(n) for n in PER_ANSWER if n != "error_rate"]
-    present = [float(v) for v in values if v is not None]
+    values = [row.value(n) for n in PER_ANSWER if n != "error_rate"]
+    present = [v for v in values if v is not None]
     mean = sum(present) / len(present) if present else 1.0
     return (
         question_passed(row),
-        TIER_ORDER.get(str(row.get("risk_tier")), 9),
-        -len(row.get("findings") or []),
+        TIER_ORDER.get(row.risk_tier, 9),
+        -len(row.findings),
         mean,
-        str(row.get("question_id")),
+        row.question_id,
     )
 
 
-def drilldown(run: RunData, now: datetime, limit: int) -> tuple[list[QuestionView], int]:
+def drilldown(run: RunFolder, now: datetime, limit: int) -> tuple[list[QuestionView], int]:
     """Per-question views, worst first, at most `limit` of them; and how many were left out."""
     by_question: dict[str, list[Finding]] = {}
     for f in run.findings:

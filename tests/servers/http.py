@@ -11,6 +11,7 @@ that is still sleeping, so a test never waits for one.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,6 +36,9 @@ class Response:
     body: bytes | str | dict[str, Any] | list[Any] = b""
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0  # seconds to wait before answering (a slow service)
+    chunked: bool = False  # send the body with Transfer-Encoding: chunked (no Content-Length)
+    chunk_size: int = 65536  # bytes a chunk, when chunked
+    drip: float = 0.0  # seconds between chunks, when chunked (a server that keeps a reply alive)
 
 
 Handler = Callable[[Request], Response]
@@ -75,18 +79,35 @@ def start_http_server(handler: Handler) -> RunningServer:
                 for name, value in response.headers.items():
                     if name.lower() != "content-type":
                         self.send_header(name, value)
+                if response.chunked:
+                    self.send_header("transfer-encoding", "chunked")
+                    self.end_headers()
+                    for at in range(0, len(data), response.chunk_size):
+                        if at and response.drip and stopping.wait(response.drip):
+                            return
+                        piece = data[at : at + response.chunk_size]
+                        self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+                        self.wfile.flush()
+                    self.wfile.write(b"0\r\n\r\n")
+                    return
                 self.send_header("content-length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
             except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (a timeout test): nothing to do
+                self.close_connection = True  # the client gave up (a timeout or size-cap test)
 
         do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
 
         def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _RequestHandler)
+    class _Server(ThreadingHTTPServer):
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            # a client that hangs up mid-reply (a size or time cap) is what these tests provoke
+            if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+                super().handle_error(request, client_address)
+
+    server = _Server(("127.0.0.1", 0), _RequestHandler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-http-server",
                               daemon=True)

@@ -19,6 +19,8 @@ text in the message (instructor's JSON mode, citeval's judge).
 Faults, for retry and failure paths:
 - a marker in the prompt, every time: FAULT:500, FAULT:429, FAULT:400, FAULT:malformed, FAULT:slow;
 - the next n requests, whatever they say: llm.fail_next("500" | "429" | "400" | "malformed" | "slow", n).
+A 429 carries `Retry-After: llm.retry_after` when that is set. Each recorded request has "at", the
+server's time.monotonic() when it arrived (to measure waits between attempts on the server's side).
 Like the real Claude API, the Anthropic fake rejects a request that sets both temperature and
 top_p (HTTP 400). With api_key set, a request without that key gets HTTP 401.
 """
@@ -28,6 +30,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -105,6 +108,7 @@ class FakeLLM:
     input_tokens: int = 100
     output_tokens: int = 20
     default: Callable[[str], dict[str, Any]] | None = None
+    retry_after: str | None = None
     requests: list[dict[str, Any]] = field(default_factory=list)
     max_in_flight: int = 0
     _stop: Callable[[], None] | None = None
@@ -151,7 +155,7 @@ class FakeLLM:
         except ValueError:
             return self._error(400, "body is not JSON")
         with self._lock:
-            self.requests.append({"path": path, "headers": request.headers, "json": body})
+            self.requests.append({"path": path, "headers": request.headers, "json": body, "at": time.monotonic()})
             queued = self._queue.pop(0) if self._queue else None
         if self.api_key is not None:
             sent = (request.headers.get("authorization", "").removeprefix("Bearer ")
@@ -164,7 +168,10 @@ class FakeLLM:
         marker = _FAULT_MARKER.search(prompt)
         fault = queued or (marker.group(1) if marker else None)
         if fault in ("500", "429", "400"):
-            return self._error(int(fault), "injected fault")
+            error = self._error(int(fault), "injected fault")
+            if fault == "429" and self.retry_after is not None:
+                error.headers["retry-after"] = self.retry_after
+            return error
         delay = self.slow_seconds if fault == "slow" else 0.0
         if fault == "malformed":
             return self._reply(body, None, malformed=True)

@@ -1,0 +1,168 @@
+"""Quote placement speed and accuracy, and quote location in a long legal text.
+
+    python bench/quotes.py [HEALTH_CODE] [--rounds N]
+
+1. Every built-in matcher (and its +order variant) over the demo quotes set (datasets/demo/quotes): answers per second,
+   p95 per answer, speed against difflib (sequencematcher) measured in the same run, and
+   placement_accuracy / wrong_place_rate at the matcher's default threshold and at 0 (place
+   every citation), so speed is compared at known accuracy.
+2. The fragment splitter with citeval's sentence splitter vs razdel: the share of gold spans
+   some candidate fragment matches (IoU ≥ 0.5, the ceiling of every matcher) and µs per answer.
+3. Locating 200-character quotes in the Health Code (HEALTH_CODE, default
+   ../shared/corpus/kz-laws/rus/144582.md; skipped when absent): locate_quote (rapidfuzz)
+   vs difflib's SequenceMatcher.find_longest_match, time and whether the span is exact,
+   for verbatim quotes and for quotes with a few characters changed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+
+from evals.quotes import get_matcher, iou, locate_quote, parse_matchers, read_quotes, split_fragments
+from evals.quotes.evaluate import placement_metrics, run_matcher
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "datasets" / "demo"
+HEALTH_CODE = ROOT.parent / "shared" / "corpus" / "kz-laws" / "rus" / "144582.md"
+
+
+def bench_matchers(rounds: int) -> None:
+    answers = read_quotes(DEMO)
+    names = parse_matchers("all")  # the built-ins and their +order variants
+    print(f"1. placement over the demo set: {len(answers)} answers, best of {rounds} rounds")
+    rows = {}
+    for name in names:
+        matcher = get_matcher(name)
+        best = None
+        for _ in range(rounds):
+            split_fragments.cache_clear()  # each round splits afresh, as a live bot would
+            run = run_matcher(matcher, answers)
+            total = sum(run.latency_us)
+            if best is None or total < sum(best.latency_us):
+                best = run
+        assert best is not None
+        at_default = placement_metrics(best.offers, matcher.default_threshold, len(answers), intervals=False)
+        at_zero = placement_metrics(best.offers, 0.0, len(answers), intervals=False)
+        rows[name] = (best, at_default, at_zero, matcher.default_threshold)
+    base_total = sum(rows["sequencematcher"][0].latency_us)
+    print(f"   {'matcher':<22}{'answers/s':>10}{'p95 µs':>9}{'× difflib':>10}   ", end="")
+    print(f"{'at default threshold':<38}{'at threshold 0':<20}")
+    for name, (run, d, z, threshold) in rows.items():
+        total = sum(run.latency_us)
+        p95 = np.percentile(run.latency_us, 95)
+        per_s = len(answers) / (total / 1e6)
+
+        def pair(m: dict) -> str:
+            wrong = m["wrong_place_rate"]["value"]
+            return f"acc {m['placement_accuracy']['value']:.3f} wrong {'—' if wrong is None else f'{wrong:.3f}'}"
+
+        print(
+            f"   {name:<22}{per_s:>10.0f}{p95:>9.0f}{base_total / total:>9.1f}×   "
+            f"{pair(d) + f' (t={threshold:g})':<38}{pair(z):<20}"
+        )
+
+
+def bench_splitters(rounds: int) -> None:
+    answers = read_quotes(DEMO)
+    print("\n2. candidate fragments: citeval's sentence splitter vs razdel")
+    for splitter in ("citeval", "razdel"):
+        times = []
+        for _ in range(max(rounds, 5)):
+            split_fragments.cache_clear()
+            started = time.perf_counter()
+            fragments = [split_fragments(a.answer_text, splitter) for a in answers]
+            times.append(time.perf_counter() - started)
+        reachable = total = 0
+        for answer, frags in zip(answers, fragments, strict=True):
+            for gold in answer.gold or []:
+                if gold.span is None:
+                    continue
+                total += 1
+                reachable += max((iou(f.span, gold.span) for f in frags), default=0) >= 0.5
+        print(
+            f"   {splitter:<8} gold spans reachable {reachable}/{total} ({reachable / total:.3f}), "
+            f"{min(times) / len(answers) * 1e6:.0f} µs per answer"
+        )
+
+
+def _difflib_locate(needle: str, haystack: str) -> tuple[int, int]:
+    """The stdlib way: the longest common block, widened to the needle's length around it."""
+    matcher = difflib.SequenceMatcher(None, needle, haystack, autojunk=False)
+    block = matcher.find_longest_match(0, len(needle), 0, len(haystack))
+    start = block.b - block.a
+    return max(0, start), start + len(needle)
+
+
+def _edit(quote: str) -> str:
+    """A few characters changed, as a model's retyping would: ё→е-style letter, a digit, a dash."""
+    out = quote.replace(" — ", " - ", 1).replace("ё", "е")
+    letters = [i for i, ch in enumerate(out) if ch.isalpha()]
+    for i in (letters[len(letters) // 3], letters[2 * len(letters) // 3]):
+        out = out[:i] + ("а" if out[i] != "а" else "о") + out[i + 1 :]
+    return out
+
+
+def bench_health_code(path: Path) -> None:
+    print(f"\n3. a 200-character quote in {path.name}")
+    if not path.exists():
+        print(f"   skipped: {path} not found")
+        return
+    text = path.read_text(encoding="utf-8")
+    print(f"   {len(text):,} characters")
+    quotes = []
+    for offset in (90_000, 210_000, 330_000, 450_000, 610_000):
+        start = text.index(" ", offset) + 1
+        while not text[start].isalpha():
+            start += 1
+        end = start + 200
+        if not re.match(r"\w", text[end - 1]):
+            end -= 1
+        quotes.append((start, end))
+    results: dict[str, list[tuple[float, bool]]] = {
+        "rapidfuzz verbatim": [],
+        "rapidfuzz edited": [],
+        "difflib verbatim": [],
+        "difflib edited": [],
+    }
+    for start, end in quotes:
+        for variant in ("verbatim", "edited"):
+            needle = text[start:end] if variant == "verbatim" else _edit(text[start:end])
+            t0 = time.perf_counter()
+            found = locate_quote(needle, text)
+            t1 = time.perf_counter()
+            results[f"rapidfuzz {variant}"].append(
+                (t1 - t0, found is not None and (found.start, found.end) == (start, end))
+            )
+            t0 = time.perf_counter()
+            span = _difflib_locate(needle, text)
+            t1 = time.perf_counter()
+            results[f"difflib {variant}"].append((t1 - t0, span == (start, end)))
+    for name, rows in results.items():
+        times = [t for t, _ in rows]
+        exact = sum(ok for _, ok in rows)
+        print(f"   {name:<20} median {np.median(times) * 1000:>9.1f} ms   exact span {exact}/{len(rows)}")
+    for variant in ("verbatim", "edited"):
+        ratio = np.median([t for t, _ in results[f"difflib {variant}"]]) / np.median(
+            [t for t, _ in results[f"rapidfuzz {variant}"]]
+        )
+        print(f"   {variant}: rapidfuzz {ratio:.0f}× faster than difflib")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("health_code", nargs="?", type=Path, default=HEALTH_CODE)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    bench_matchers(args.rounds)
+    bench_splitters(args.rounds)
+    bench_health_code(args.health_code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+"""Build datasets/demo/quotes/answers.jsonl from answers_src.py (DESIGN 9 format).
+
+Gold spans are computed from the `[[key|…]]` marks, never counted by hand; every cited_text
+is the text of one chunk of the demo registry, found by a locator that must match exactly
+one chunk of its edition; citations are listed in the order of their places in the text, as
+the Citations API emits them. Run: python datasets/demo/quotes/build.py
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from answers_src import ANSWERS  # noqa: E402
+
+CHUNKS = HERE.parent / "registry" / "chunks.jsonl"
+OUT = HERE / "answers.jsonl"
+MARK = re.compile(r"\[\[([a-z,]+)\|(.*?)\]\]", re.DOTALL)
+KINDS = {
+    "paraphrase",
+    "number_rewrite",
+    "two_claims",
+    "list_item",
+    "cited_twice",
+    "shared",
+    "lexical_trap",
+    "drift",
+    "no_place",
+}
+
+
+def load_chunks() -> dict[str, list[dict]]:
+    by_version: dict[str, list[dict]] = {}
+    for line in CHUNKS.read_text(encoding="utf-8").splitlines():
+        chunk = json.loads(line)
+        by_version.setdefault(chunk["version_id"], []).append(chunk)
+    return by_version
+
+
+def find_chunk(chunks: dict[str, list[dict]], default_version: str, locator: str) -> dict:
+    version, _, needle = (
+        locator.partition(":") if ":" in locator and "-v" in locator.split(":")[0] else ("", "", locator)
+    )
+    version = version or default_version
+    hits = [c for c in chunks[version] if c["text"].startswith(needle)] or [
+        c for c in chunks[version] if needle in c["text"]
+    ]
+    if len(hits) != 1:
+        raise SystemExit(f"locator {locator!r} in {version}: {len(hits)} chunks match")
+    return hits[0]
+
+
+def unmark(marked: str) -> tuple[str, dict[str, tuple[int, int, str]]]:
+    """Plain text and, for each citation key, the span (and text) of its mark."""
+    out, spans, pos = [], {}, 0
+    length = 0
+    for m in MARK.finditer(marked):
+        before = marked[pos : m.start()]
+        out.append(before)
+        length += len(before)
+        inner = m.group(2)
+        for key in m.group(1).split(","):
+            if key in spans:
+                raise SystemExit(f"key {key!r} marked twice in {marked[:60]!r}")
+            spans[key] = (length, length + len(inner), inner)
+        out.append(inner)
+        length += len(inner)
+        pos = m.end()
+    out.append(marked[pos:])
+    text = "".join(out)
+    if "[[" in text or "]]" in text:
+        raise SystemExit(f"unbalanced mark in {marked[:60]!r}")
+    return text, spans
+
+
+def _stream_order(citations: dict, spans: dict) -> list:
+    """Citations in the order the Citations API emits them: the order of their blocks in the
+    text. A citation without a place keeps its spot after the one written before it (its
+    block stood there before post-processing removed or rewrote it)."""
+    keyed, anchor = [], 0
+    for index, (key, value) in enumerate(citations.items()):
+        if key in spans:
+            anchor = spans[key][0]
+        keyed.append(((anchor, index), key, value))
+    return [(key, value) for _, key, value in sorted(keyed, key=lambda item: item[0])]
+
+
+def build() -> list[dict]:
+    chunks = load_chunks()
+    lines, seen = [], set()
+    for answer_id, question_id, version, marked, citations in ANSWERS:
+        if answer_id in seen:
+            raise SystemExit(f"duplicate answer_id {answer_id}")
+        seen.add(answer_id)
+        text, spans = unmark(marked)
+        unknown = set(spans) - set(citations)
+        if unknown:
+            raise SystemExit(f"{answer_id}: marks without citations {sorted(unknown)}")
+        record_citations, gold = [], []
+        for key, (locator, kind, block) in _stream_order(citations, spans):
+            if kind not in KINDS:
+                raise SystemExit(f"{answer_id}.{key}: unknown kind {kind!r}")
+            chunk = find_chunk(chunks, version, locator)
+            span = spans.get(key)
+            if span is None and block is None:
+                raise SystemExit(f"{answer_id}.{key}: no place and no block_text (the text post-processing removed)")
+            if span is None and kind not in ("no_place", "lexical_trap"):
+                raise SystemExit(f"{answer_id}.{key}: kind {kind} but gold null")
+            citation_id = f"c{len(record_citations) + 1}"
+            record_citations.append(
+                {
+                    "citation_id": citation_id,
+                    "cited_text": chunk["text"],
+                    "document_id": chunk["document_id"],
+                    "version_id": chunk["version_id"],
+                    "chunk_id": chunk["chunk_id"],
+                    "block_text": block if block is not None else span[2],
+                }
+            )
+            gold.append({"citation_id": citation_id, "span": [span[0], span[1]] if span else None, "kind": kind})
+        record = {"answer_id": answer_id, "answer_text": text, "citations": record_citations, "gold": gold}
+        if question_id:
+            record["question_id"] = question_id
+        lines.append(record)
+    return lines
+
+
+def main() -> None:
+    records = build()
+    OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    kinds = Counter(g["kind"] for r in records for g in r["gold"])
+    citations = sum(len(r["citations"]) for r in records)
+    nulls = sum(1 for r in records for g in r["gold"] if g["span"] is None)
+    print(f"{OUT}: {len(records)} answers, {citations} citations ({nulls} with gold null)")
+    for kind, n in sorted(kinds.items()):
+        print(f"  {kind:<15}{n:>4}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+"""`citeval eval`: run + score + gate + report in one call, the entry point for CI and first use.
+
+    evals.evaluate("datasets/demo")                       # reference backend, default gates
+    evals.evaluate(ds, backend="http://localhost:8000/answer", gates="gates.toml", report="r.html")
+
+The gates file is read before the backend runs, so a bad gates file costs no backend call.
+The run folder gets junit.xml, and scores.json's provenance the gates file's sha256.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .bootstrap import SEED
+from .outside import backend_failure, judge_failure
+from .runner import ProgressCallback, RunOptions, RunResult, start_run
+from .runfolder import JUNIT
+from .scoring import ScoreResult, record_gates_file, score_run
+
+if TYPE_CHECKING:
+    from .gates import GateConfig, GateResult
+    from .judges import LlmConfig, SupportJudge
+    from .report import ReportResult
+
+
+@dataclass
+class EvalResult:
+    run: RunResult
+    scored: ScoreResult
+    gate: GateResult
+    report: ReportResult | None
+
+    @property
+    def run_dir(self) -> Path:
+        return self.run.run_dir
+
+    @property
+    def exit_code(self) -> int:
+        """The gate's: 0 every rule holds, 1 one failed."""
+        return self.gate.exit_code
+
+    def to_text(self) -> str:
+        """What `citeval eval` prints: the run line, the metrics table, the gate, the report path."""
+        run = self.run
+        parts = [
+            f"{run.run_dir}: {run.answered}/{run.total} answered, {run.errors} error(s)\n",
+            self.scored.to_text(),
+            self.gate.to_text(),
+        ]
+        if self.report is not None:
+            parts.append(f"report: {self.report.path}\n")
+        return "".join(parts)
+
+
+def evaluate(
+    dataset: Path | str,
+    backend: str = "reference",
+    *,
+    gates: Path | str | GateConfig | None = None,
+    report: Path | str | bool | None = None,
+    out: Path | str = "runs",
+    run_id: str | None = None,
+    options: RunOptions | None = None,
+    judge: SupportJudge | str | None = "offline",
+    llm: LlmConfig | None = None,
+    ragas: bool = False,
+    seed: int = SEED,
+    on_progress: ProgressCallback | None = None,
+) -> EvalResult:
+    """Answer every question of DATASET with BACKEND, score the run, gate it and render its report.
+
+    gates: a gates file, a loaded GateConfig, or None for the default that ships.
+    report: the HTML file to write (None: reports/<run_id>.html; False: no report).
+    """
+    from .gates import GateConfig, load_gates, run_gate
+
+    config = gates if isinstance(gates, GateConfig) else load_gates(gates)  # fail before the backend runs
+    run = start_run(dataset, backend, out=out, run_id=run_id, options=options, on_progress=on_progress)
+    failed = backend_failure(run.run_dir, run.total, run.errors)  # every question failed: exit 3, not a gate
+    if failed is not None:
+        raise failed
+    scored = score_run(run.run_dir, judge=judge, llm=llm, ragas=ragas, seed=seed)
+    judge_name = judge if isinstance(judge, str) or judge is None else judge.name
+    failed = judge_failure(judge_name or "none", scored.scores, ragas=ragas)
+    if failed is not None:
+        raise failed
+    gate = run_gate(run.run_dir, config, junit=run.run_dir / JUNIT)
+    scored.scores = record_gates_file(run.run_dir, config.path)
+    rendered = None
+    if report is not False:
+        from .report import render_report
+
+        target = None if report is None or report is True else report
+        rendered = render_report([run.run_dir], target, gates=config)
+    return EvalResult(run, scored, gate, rendered)

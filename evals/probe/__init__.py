@@ -1,0 +1,45 @@
+"""Probing the system under test (DESIGN 10): the management test of "verifiable, not decorative"
+citations and the counterfactual faithfulness probe, asked of the live system."""
+
+from .core import (
+    PROBE_CASES,
+    PROBE_DATASET,
+    PROBE_JSON,
+    ProbeGates,
+    ProbeResult,
+    citation_faithfulness,
+    judge_probe,
+    load_probe_gates,
+    parse_kinds,
+    probe_document,
+    resume_probe,
+    run_probe,
+)
+from .generate import COUNTERFACTUAL_KINDS, MANAGEMENT_KINDS, PROBE_KINDS, generate
+from .outcomes import CaseOutcome, classify
+from .render import load_probe, probe_markdown, probe_report_html, probe_section_html
+
+__all__ = [
+    "COUNTERFACTUAL_KINDS",
+    "MANAGEMENT_KINDS",
+    "PROBE_CASES",
+    "PROBE_DATASET",
+    "PROBE_JSON",
+    "PROBE_KINDS",
+    "CaseOutcome",
+    "ProbeGates",
+    "ProbeResult",
+    "citation_faithfulness",
+    "classify",
+    "generate",
+    "judge_probe",
+    "load_probe",
+    "load_probe_gates",
+    "parse_kinds",
+    "probe_document",
+    "probe_markdown",
+    "probe_report_html",
+    "probe_section_html",
+    "resume_probe",
+    "run_probe",
+]

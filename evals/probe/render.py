@@ -1,0 +1,159 @@
+"""The "Probe" section: verdicts per kind, worst cases first, the altered value beside what the
+system said. `probe_section_html` is a self-contained HTML fragment for the run report (every
+answer and detail escaped); `probe_markdown` is the same for a terminal or a CI summary."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from ..data.jsonl import iter_json_lines
+from ..errors import DataError
+from .core import PROBE_CASES, PROBE_JSON
+from .generate import PROBE_KINDS
+
+# Worst first: what a reader must see before what went right.
+OUTCOME_ORDER = (
+    "decorative",
+    "post_rationalised",
+    "unsupported",
+    "error",
+    "inconclusive",
+    "abstained",
+    "distinguished",
+    "faithful",
+)
+MAX_CASES = 60
+
+
+def load_probe(run_dir: Path | str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """probe.json and probe_cases.jsonl of a run folder, or None when the run is not a probe."""
+    run_dir = Path(run_dir)
+    path = run_dir / PROBE_JSON
+    if not path.is_file():
+        return None
+    document = json.loads(path.read_text(encoding="utf-8"))
+    cases_path = run_dir / PROBE_CASES
+    cases = [obj for _, obj in iter_json_lines(cases_path)] if cases_path.is_file() else []
+    return document, cases
+
+
+def worst_first(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    rank = {o: i for i, o in enumerate(OUTCOME_ORDER)}
+    kinds = {k: i for i, k in enumerate(PROBE_KINDS)}
+    return sorted(cases, key=lambda c: (rank.get(c.get("outcome", ""), 99), kinds.get(c.get("kind", ""), 99)))
+
+
+def _rate(entry: dict[str, Any]) -> str:
+    rate = entry.get("rate") or {}
+    value = rate.get("value")
+    if value is None:
+        return "—"
+    ci = rate.get("ci")
+    return f"{value:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else f"{value:.2f}"
+
+
+def _faithfulness(document: dict[str, Any]) -> str:
+    entry = document.get("citation_faithfulness") or {}
+    if entry.get("value") is None:
+        return f"— ({entry.get('reason', 'not measured')})"
+    ci = entry.get("ci")
+    interval = f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
+    return f"{entry['value']:.2f}{interval} (n = {entry.get('n', 0)})"
+
+
+def _rows(document: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for kind, entry in (document.get("kinds") or {}).items():
+        threshold = entry.get("max_decorative_rate")
+        rows.append(
+            [
+                kind,
+                str(entry.get("n", 0)),
+                str(entry.get("distinguished", 0)),
+                str(entry.get("decorative", 0)),
+                str(entry.get("unsupported", 0)),
+                str(entry.get("errors", 0)),
+                _rate(entry),
+                "—" if threshold is None else f"≤ {threshold:g}",
+            ]
+        )
+    return rows
+
+
+HEADER = ["kind", "n", "distinguished", "decorative", "unsupported", "errors", "decorative rate [95 % CI]", "gate"]
+
+
+def probe_markdown(document: dict[str, Any], cases: list[dict[str, Any]] | None = None, max_cases: int = 10) -> str:
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    lines += ["| " + " | ".join(row) + " |" for row in _rows(document)]
+    lines.append("")
+    lines.append(f"citation_faithfulness: {_faithfulness(document)}")
+    for failure in (document.get("gates") or {}).get("failed") or []:
+        lines.append(f"FAIL {failure}")
+    bad = [c for c in worst_first(cases or []) if c.get("outcome") in OUTCOME_ORDER[:4]][:max_cases]
+    if bad:
+        lines.append("")
+        lines.append("worst cases:")
+        for case in bad:
+            expected = f" — expected {case['expected']}" if case.get("expected") else ""
+            lines.append(f"- {case['kind']} {case['question_id']}: {case['outcome']}: {case['detail']}{expected}")
+    lines.append(f"probe verdict: {document.get('verdict')}")
+    return "\n".join(lines)
+
+
+def probe_section_html(document: dict[str, Any], cases: list[dict[str, Any]], max_cases: int = MAX_CASES) -> str:
+    """<section> "Probe": the verdict table per kind, then the cases worst first."""
+    anchor = "probe-" + escape(str(document["run_id"])) if document.get("run_id") else "probe"
+    out = [f'<section class="probe" id="{anchor}">', "<h2>Probe</h2>"]
+    out.append(
+        f"<p>Verdict: <strong>{escape(str(document.get('verdict')))}</strong> · citation_faithfulness "
+        f"{escape(_faithfulness(document))}</p>"
+    )
+    out.append("<table><thead><tr>" + "".join(f"<th>{escape(h)}</th>" for h in HEADER) + "</tr></thead><tbody>")
+    for row in _rows(document):
+        out.append("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>")
+    out.append("</tbody></table>")
+    failed = (document.get("gates") or {}).get("failed") or []
+    if failed:
+        out.append('<ul class="probe-failed">' + "".join(f"<li>{escape(f)}</li>" for f in failed) + "</ul>")
+    shown = worst_first(cases)[:max_cases]
+    if shown:
+        out.append(
+            '<table class="probe-cases"><thead><tr><th>kind</th><th>question</th><th>outcome</th>'
+            "<th>expected / altered</th><th>what the system said</th><th>why</th></tr></thead><tbody>"
+        )
+        for case in shown:
+            cells = [
+                case.get("kind", ""),
+                case.get("question_id", ""),
+                case.get("outcome", ""),
+                case.get("expected", "") or "",
+                case.get("said", "") or "",
+                case.get("detail", ""),
+            ]
+            out.append(
+                f'<tr class="outcome-{escape(str(case.get("outcome", "")))}">'
+                + "".join(f"<td>{escape(str(cell))}</td>" for cell in cells)
+                + "</tr>"
+            )
+        out.append("</tbody></table>")
+        if len(cases) > len(shown):
+            out.append(f"<p>{len(cases) - len(shown)} more case(s) in {escape(PROBE_CASES)}.</p>")
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def probe_report_html(run_dir: Path | str) -> str | None:
+    """The run report's "Probe" section for a run folder: None when the run is not a probe, a
+    short escaped note when probe.json cannot be read (the report still renders)."""
+    try:
+        loaded = load_probe(run_dir)
+    except (OSError, ValueError, DataError) as exc:
+        note = escape(f"probe.json unreadable: {exc}")
+        return f'<section class="probe" id="probe"><h2>Probe</h2><p>{note}</p></section>'
+    if loaded is None:
+        return None
+    return probe_section_html(*loaded)

@@ -1,0 +1,107 @@
+"""Rich tables of a quotes evaluation, for the terminal (the CLI prints them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+
+from .evaluate import METRICS
+
+
+def _cell(metric: dict[str, Any] | None) -> str:
+    if not metric or metric.get("value") is None:
+        return "—"
+    text = f"{metric['value']:.3f}"
+    if metric.get("ci"):
+        text += f" [{metric['ci'][0]:.2f}–{metric['ci'][1]:.2f}]"
+    return text
+
+
+def _value(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3f}"
+
+
+def summary_tables(doc: dict[str, Any]) -> list[Table]:
+    """The matcher table, the paired comparisons, and (when present) sweeps and tuning."""
+    tables = []
+    main = Table(title=f"Quote placement: {doc['answers']} answers, {doc['citations_with_gold']} citations with gold")
+    for header in ("matcher", "threshold", *METRICS, "p50 µs", "p95 µs"):
+        main.add_column(header, justify="left" if header == "matcher" else "right")
+    for name, m in doc["matchers"].items():
+        main.add_row(
+            name,
+            f"{m['threshold']:g}",
+            *(_cell(m[k]) for k in METRICS),
+            str(m["latency_us"]["p50"]),
+            str(m["latency_us"]["p95"]),
+        )
+    tables.append(main)
+    if doc.get("comparisons"):
+        comp = Table(title="Paired comparison over the same citations (exact McNemar)")
+        for header in ("baseline", "matcher", "correct (base → matcher)", "only base", "only matcher", "p", ""):
+            comp.add_column(header)
+        for c in doc["comparisons"]:
+            comp.add_row(
+                c["a"],
+                c["b"],
+                f"{c['a_correct']} → {c['b_correct']} of {c['n']}",
+                str(c["a_only"]),
+                str(c["b_only"]),
+                f"{c['p_value']:.4f}",
+                "significant" if c["significant"] else "",
+            )
+        tables.append(comp)
+    kinds = sorted({kind for per_kind in doc.get("by_kind", {}).values() for kind in per_kind})
+    if kinds:
+        by_kind = Table(title="Right outcomes by hard-case kind (placed right, or rightly left out) / citations")
+        by_kind.add_column("kind")
+        for name in doc["by_kind"]:
+            by_kind.add_column(name, justify="right")
+        for kind in kinds:
+            cells = []
+            for per_kind in doc["by_kind"].values():
+                k = per_kind.get(kind)
+                cells.append(f"{k['correct']}/{k['n']}" if k else "—")
+            by_kind.add_row(kind, *cells)
+        tables.append(by_kind)
+    for name, rows in (doc.get("sweep") or {}).items():
+        sweep = Table(title=f"Threshold sweep: {name}")
+        for header in ("threshold", "placement_accuracy", "wrong_place_rate", "coverage", "false_injection_rate"):
+            sweep.add_column(header, justify="right")
+        for row in rows:
+            sweep.add_row(
+                f"{row['threshold']:g}",
+                *(
+                    _value(row[k])
+                    for k in ("placement_accuracy", "wrong_place_rate", "coverage", "false_injection_rate")
+                ),
+            )
+        tables.append(sweep)
+    if doc.get("tuning"):
+        tuning = Table(title="Tuned on the tuning part, counted on the held-out part (and 5-fold cross-validation)")
+        for header in (
+            "matcher",
+            "tuned threshold",
+            "accuracy (tuned)",
+            "wrong (tuned)",
+            "accuracy (held-out)",
+            "wrong (held-out)",
+            "accuracy (cv)",
+            "wrong (cv)",
+        ):
+            tuning.add_column(header, justify="left" if header == "matcher" else "right")
+        for name, t in doc["tuning"].items():
+            tuned, held = t["tuned"] or {}, t["heldout"] or {}
+            tuning.add_row(
+                name,
+                f"{t['threshold']:g}",
+                _cell(tuned.get("placement_accuracy")),
+                _cell(tuned.get("wrong_place_rate")),
+                _cell(held.get("placement_accuracy")),
+                _cell(held.get("wrong_place_rate")),
+                _value(t["cv"]["placement_accuracy"]),
+                _value(t["cv"]["wrong_place_rate"]),
+            )
+        tables.append(tuning)
+    return tables
