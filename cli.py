@@ -16,6 +16,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
+import click
 import typer
 
 import evals
@@ -85,8 +86,30 @@ def handles_errors(func: F) -> F:
             _fail(str(exc), exc.exit_code)
         except KeyboardInterrupt:
             _fail("interrupted", 130)
+        except (typer.Exit, typer.Abort, click.ClickException):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug: one line for the user, the traceback in a log
+            _fail(_unexpected(exc), 1)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _unexpected(exc: BaseException) -> str:
+    """One line naming the exception and the log file that holds its traceback."""
+    import tempfile
+    import time
+    import traceback
+
+    folder = Path(os.environ.get("CITEVAL_LOG_DIR") or tempfile.gettempdir())
+    log = folder / f"citeval-error-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}.log"
+    first = (str(exc).splitlines() or [""])[0][:200]
+    try:
+        log.write_text(f"citeval {evals.__version__}: {' '.join(sys.argv)}\n" + "".join(
+            traceback.format_exception(type(exc), exc, exc.__traceback__)), encoding="utf-8", errors="replace")
+        where = f"traceback in {log}"
+    except OSError:
+        where = "no log written"
+    return f"unexpected {type(exc).__name__}: {first} (a bug in citeval; {where})"
 
 
 class _Progress:
@@ -180,7 +203,9 @@ def data_ingest(
     typer.echo(f"{result.out}: {result.documents} documents, {result.editions} editions, {result.chunks} chunks")
 
 
-import_app = typer.Typer(help="Turn a system's own logs into a replay file.", no_args_is_help=True)
+import_app = typer.Typer(
+    help="Turn a system's own logs, or an ALCE / RAGChecker / Ragas file, into citeval data.", no_args_is_help=True
+)
 data_app.add_typer(import_app, name="import")
 
 
@@ -213,6 +238,54 @@ def data_import_anthropic(
     )
 
 
+def _import_peer(kind: str, source: Path, out: Path, answers: Path | None, force: bool, output: OutputFormat) -> None:
+    from evals.importers import import_peer
+
+    report = import_peer(kind, source, out, answers=answers, force=force)
+    if output is OutputFormat.json:
+        _print_json(report.to_json())
+    else:
+        typer.echo(report.summary())
+
+
+PeerFileArg = Annotated[Path, typer.Argument(help="The peer tool's file.")]
+PeerOutOpt = Annotated[Path, typer.Option("--out", help="Dataset folder to write (new or empty).")]
+PeerAnswersOpt = Annotated[
+    Path | None, typer.Option("--answers", help="Replay file to write (default: DATASET/answers/<format>.jsonl).")
+]
+PeerForceOpt = Annotated[bool, typer.Option("--force", help="Replace a dataset folder that is not empty.")]
+
+
+@import_app.command("alce")
+@handles_errors
+def data_import_alce(
+    source: PeerFileArg, out: PeerOutOpt, answers: PeerAnswersOpt = None, force: PeerForceOpt = False,
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    """An ALCE result file (question, docs, output with [1] markers, gold) → a dataset and a replay file."""
+    _import_peer("alce", source, out, answers, force, output)
+
+
+@import_app.command("ragchecker")
+@handles_errors
+def data_import_ragchecker(
+    source: PeerFileArg, out: PeerOutOpt, answers: PeerAnswersOpt = None, force: PeerForceOpt = False,
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    """A RAGChecker input file (results: query, gt_answer, response, retrieved_context) → a dataset and replay file."""
+    _import_peer("ragchecker", source, out, answers, force, output)
+
+
+@import_app.command("ragas")
+@handles_errors
+def data_import_ragas(
+    source: PeerFileArg, out: PeerOutOpt, answers: PeerAnswersOpt = None, force: PeerForceOpt = False,
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    """A Ragas EvaluationDataset (JSONL, CSV or JSON of SingleTurnSamples) → a dataset and a replay file."""
+    _import_peer("ragas", source, out, answers, force, output)
+
+
 @app.command("run")
 @handles_errors
 def run(
@@ -240,7 +313,7 @@ def run(
             result = evals.start_run(
                 dataset, backend or "reference", out=out, run_id=run_id, options=options, on_progress=progress
             )
-    typer.echo(f"{result.run_dir}: {result.answered}/{result.total} answered, {result.errors} error(s)")
+    typer.echo(result.to_text(), nl=False)
     _require_backend_answered(result)
 
 
@@ -470,6 +543,11 @@ class LabelLang(str, Enum):
     en = "en"
 
 
+class LabelKind(str, Enum):
+    run = "run"
+    quotes = "quotes"
+
+
 @label_app.command("push")
 @handles_errors
 def label_push(
@@ -483,10 +561,29 @@ def label_push(
     ] = None,
     lang: Annotated[LabelLang, typer.Option("--lang", help="Language of the labelling interface.")] = LabelLang.ru,
     batch_size: Annotated[int, typer.Option(help="Tasks per import request.")] = 250,
+    kind: Annotated[
+        LabelKind, typer.Option("--kind", help="run: a run's answers; quotes: a quotes file's citations.")
+    ] = LabelKind.run,
+    matcher: Annotated[
+        str | None, typer.Option(help="With --kind quotes: show this matcher's places as predictions (default: blind).")
+    ] = None,
 ) -> None:
-    """Create or update the review project: one task per answer, no duplicates (LABEL_STUDIO_URL / _API_KEY)."""
+    """Create or update the review project: one task per answer, no duplicates (LABEL_STUDIO_URL / _API_KEY).
+    With --kind quotes, RUN_DIR is a quotes file and each citation is a task: raters mark its place."""
     from evals import labels
 
+    if kind is LabelKind.quotes:
+        from evals.labels import quotes as quote_labels
+
+        if to_file is not None:
+            count = quote_labels.write_quote_tasks_file(run_dir, to_file, lang=lang.value, matcher=matcher)
+            typer.echo(f"{to_file}: {count} task(s) in Label Studio import format")
+            return
+        if not project:
+            raise evals.UsageError("give --project TITLE (or --to-file tasks.json)")
+        pushed = quote_labels.push_quotes(run_dir, project, lang=lang.value, matcher=matcher, batch_size=batch_size)
+        typer.echo(pushed.summary())
+        return
     if to_file is not None:
         count = labels.write_tasks_file(run_dir, to_file, predictions=predictions, lang=lang.value)
         typer.echo(f"{to_file}: {count} task(s) in Label Studio import format")
@@ -509,8 +606,16 @@ def label_pull(
         list[str] | None, typer.Option("--rater", help="ID=EMAIL for an export that names raters by user id.")
     ] = None,
     output: FormatOpt = OutputFormat.text,
+    kind: Annotated[
+        LabelKind, typer.Option("--kind", help="run: judgments of a run; quotes: gold of a quotes file.")
+    ] = LabelKind.run,
+    out: Annotated[Path | None, typer.Option(help="With --kind quotes: the quotes file to write, with gold.")] = None,
+    gold_rater: Annotated[
+        str | None, typer.Option(help="With --kind quotes: this rater's places are the gold (default: where raters agree).")
+    ] = None,
 ) -> None:
-    """Append the raters' labels as judgments; report per rater what is done and still missing."""
+    """Append the raters' labels as judgments; report per rater what is done and still missing.
+    With --kind quotes, RUN_DIR is the quotes file that was pushed; --out gets it back with gold."""
     from evals import labels
 
     raters: dict[int, str] = {}
@@ -519,6 +624,19 @@ def label_pull(
         if not user_id.strip().isdigit() or not email.strip():
             raise evals.UsageError(f"--rater must be ID=EMAIL, got {item!r}")
         raters[int(user_id)] = email.strip()
+    if kind is LabelKind.quotes:
+        from evals.labels.quotes import pull_quotes
+
+        if out is None:
+            raise evals.UsageError("give --out QUOTES.jsonl: the quotes file with the raters' gold")
+        quote_report = pull_quotes(
+            run_dir, out, project, from_file=from_file, raters=raters, gold_rater=gold_rater
+        )
+        if output is OutputFormat.json:
+            _print_json(quote_report.to_json())
+        else:
+            typer.echo(quote_report.summary())
+        return
     report = labels.pull(run_dir, project, from_file=from_file, raters=raters)
     if output is OutputFormat.json:
         _print_json(report.to_json())
@@ -640,10 +758,10 @@ def compare(
 @handles_errors
 def quotes_eval(
     path: Annotated[Path, typer.Argument(help="A quotes file, or a dataset (its quotes/*.jsonl).")],
-    matcher: Annotated[str, typer.Option(help="NAME[,NAME…], python:module:function, or all.")] = "all",
-    threshold: Annotated[float | None, typer.Option(help="One threshold for every matcher (default: each its own).")] = None,
+    matcher: Annotated[str, typer.Option(help="NAME[,NAME…], NAME+order, python:mod:function, or all.")] = "all",
+    threshold: Annotated[float | None, typer.Option(help="One threshold for every matcher (default: its own).")] = None,
     sweep: Annotated[bool, typer.Option("--sweep", help="Metrics over a range of thresholds.")] = False,
-    tune: Annotated[bool, typer.Option("--tune", help="Tune thresholds on part of the answers, report the held-out rest.")] = False,
+    tune: Annotated[bool, typer.Option("--tune", help="Tune on part of the answers, report on the rest.")] = False,
     out: Annotated[Path | None, typer.Option(help="Folder for quotes.json and placements.jsonl.")] = None,
     output: FormatOpt = OutputFormat.text,
 ) -> None:
@@ -652,15 +770,73 @@ def quotes_eval(
     from evals.quotes.render import summary_tables
 
     evaluation = evaluate_path(path, matcher, threshold, sweep=sweep, tune=tune)
-    if out is not None:
-        evaluation.write(out)
     doc = evaluation.summary()
+    if out is not None:
+        evaluation.write(out, doc)
     if output is OutputFormat.json:
         _print_json(doc)
     else:
         from rich.console import Console
 
         Console(width=200 if not sys.stdout.isatty() else None).print(*summary_tables(doc))
+
+
+class QuoteStyle(str, Enum):
+    inline = "inline"
+    footnote = "footnote"
+
+
+class ParseMode(str, Enum):
+    plain = "plain"
+    markdown_v2 = "markdown_v2"
+    html = "html"
+
+
+@quotes_app.command("inject")
+@handles_errors
+def quotes_inject(
+    path: Annotated[Path, typer.Argument(help="A quotes file, or a dataset (its quotes/*.jsonl).")],
+    matcher: Annotated[str, typer.Option(help="The matcher that places the quotes, or gold (the raters' places).")],
+    out: Annotated[Path, typer.Option(help="JSONL file: one message a line, with its checks.")],
+    style: Annotated[QuoteStyle, typer.Option(help="inline (after the fragment) or footnote (marks, quotes at the end).")] = QuoteStyle.inline,
+    parse_mode: Annotated[ParseMode, typer.Option("--parse-mode", help="Telegram parse mode to escape for.")] = ParseMode.plain,
+    threshold: Annotated[float | None, typer.Option(help="The matcher's threshold (default: its own).")] = None,
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    """The answers with their verbatim quotes injected as the bot would send them; each message checked
+    for its parse mode, Telegram's 4096-character limit and the round trip."""
+    from evals.quotes.inject import inject_path
+
+    report = inject_path(path, matcher, out, threshold, style.value, parse_mode.value)
+    if output is OutputFormat.json:
+        _print_json(report.summary())
+    else:
+        typer.echo(f"{out}: " + report.to_text(), nl=False)
+
+
+@quotes_app.command("logs")
+@handles_errors
+def quotes_logs(
+    logs: Annotated[list[Path], typer.Argument(help="The bot's metrics files (JSON lines; README 'Production logs').")],
+    since: Annotated[str | None, typer.Option(help="Only answers sent at or after this ISO date or time.")] = None,
+    export: Annotated[
+        Path | None, typer.Option(help="Write the lowest-scoring injected answers here, a quotes file for raters.")
+    ] = None,
+    sample: Annotated[int, typer.Option(min=1, help="How many answers --export writes.")] = 50,
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    """Per day and variant: answers with and without verbatim quotes, quotes injected, and the 👍 rate of
+    each with Wilson intervals, their difference (Newcombe) and a two-proportion z-test."""
+    from evals.quotes.logs import analyse_logs, export_sample
+
+    report = analyse_logs(logs, since)
+    written = export_sample(report, export, sample) if export is not None else None
+    if output is OutputFormat.json:
+        _print_json({**report.to_json(), "exported": written})
+    else:
+        typer.echo(report.to_text(), nl=False)
+        if export is not None:
+            typer.echo(f"{export}: {written} answer(s) for review (`citeval label push --kind quotes`)")
 
 
 if __name__ == "__main__":  # `python cli.py …`

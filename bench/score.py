@@ -1,33 +1,49 @@
-"""Scoring speed: N answers × 5 claims against the demo registry (default N = 10,000).
+"""Scoring speed and memory: N answers × 5 claims against the demo registry (default N = 10,000).
 
-    python bench/score.py [N]
+    python bench/score.py [N ...] [--workers 1,auto] [--judge offline] [--keep DIR]
 
-Prints the time of `score_run` (checks + metrics + intervals, no judge), the time to merely
-parse the same answers.jsonl into Answer records, their ratio (target <= 3x) and peak RSS
-(target <= 500 MB).
+For each N it builds a run (questions, answers.jsonl, manifest), then, each in a fresh process
+so that peak memory is its own:
+
+- parse: a plain parse of the same answers.jsonl into Answer records (json.loads +
+  Answer.model_validate per line, nothing kept) — the baseline every ratio is against;
+- `score_run(judge="none")` with each worker count of --workers (`auto`: the cores available),
+  printing wall time, CPU time (the process and its workers), the ratio to parse time, and peak
+  memory: the sampled peak of the process tree's summed RSS (its workers included, pages they
+  share counted in each) and PSS (shared pages split), with ru_maxrss of the scorer and of its
+  largest worker;
+- with --judge offline, the same with the offline judge on every (claim, evidence) pair.
+
+Targets (issue 22): scoring 10,000 answers ≤ 2.5× parse time; tree RSS at 365,000 ≤ 600 MB and
+≤ 1.5× the RSS at 10,000; 2 workers on 2 cores ≤ 0.65 of one worker's time. The machine's other
+load shows in wall time, not in CPU time: both are printed.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import random
-import resource
 import shutil
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from evals.data import Answer, Registry, VersionStatus
-from evals.data.jsonl import iter_json_lines
-from evals.runner import dataset_ref
-from evals.scoring import score_run
-
-DEMO = Path(__file__).resolve().parent.parent / "datasets" / "demo"
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "datasets" / "demo"
+sys.path.insert(0, str(ROOT))
 
 
 def build(root: Path, n: int) -> Path:
+    """A dataset of n questions and a run folder with one answer of 5 claims to each."""
+    from evals.data import Registry, VersionStatus
+    from evals.runner import dataset_ref
+
     ds = root / "ds"
     shutil.copytree(DEMO / "registry", ds / "registry")
     registry = Registry.load(ds)
@@ -38,12 +54,14 @@ def build(root: Path, n: int) -> Path:
         if registry.status(c.version_id, at) is VersionStatus.active and not registry.documents[c.document_id].acl
     ]
     rng = random.Random(7)
+    run = root / "run"
+    run.mkdir()
     with (
         open(ds / "questions.jsonl", "w", encoding="utf-8") as q,
-        open(root / "answers.jsonl", "w", encoding="utf-8") as a,
+        open(run / "answers.jsonl", "w", encoding="utf-8") as a,
     ):
         for i in range(n):
-            qid = f"q{i:05d}"
+            qid = f"q{i:06d}"
             q.write(
                 json.dumps(
                     {
@@ -91,9 +109,6 @@ def build(root: Path, n: int) -> Path:
                 )
                 + "\n"
             )
-    run = root / "run"
-    run.mkdir()
-    shutil.move(str(root / "answers.jsonl"), run / "answers.jsonl")
     manifest = {
         "schema_version": 1,
         "run_id": "bench",
@@ -106,26 +121,149 @@ def build(root: Path, n: int) -> Path:
     return run
 
 
+# --- one measurement in a fresh process --------------------------------------------------
+
+
+def _child(job: str, run: str, workers: int, judge: str) -> None:
+    """Runs in the measured process: prints one JSON line of figures."""
+    import resource
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    if job == "parse":
+        from evals.data import Answer
+        from evals.data.jsonl import iter_json_lines
+
+        count = sum(1 for _, obj in iter_json_lines(Path(run) / "answers.jsonl") if Answer.model_validate(obj))
+        extra: dict[str, object] = {"answers": count}
+    else:
+        from evals.scoring import score_run
+
+        result = score_run(run, judge=judge, workers=workers)
+        extra = {"findings": sum(result.scores.findings.values()), "n": result.scores.n_questions}
+    wall = time.perf_counter() - t0
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = time.process_time() - c0 + children.ru_utime + children.ru_stime
+    print(json.dumps({"wall": wall, "cpu": cpu, "maxrss_self_mb": me.ru_maxrss / 1024,
+                      "maxrss_child_mb": children.ru_maxrss / 1024, **extra}))
+
+
+def _tree(pid: int) -> list[int]:
+    """pid and its descendants (from /proc)."""
+    kids: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+                kids.setdefault(int(fields[1]), []).append(int(entry))
+            except (OSError, IndexError, ValueError):
+                continue
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += kids.get(p, [])
+    return out
+
+
+def _memory_kb(pid: int) -> tuple[int, int]:
+    """(RSS, PSS) of one process in kB, (0, 0) once it is gone."""
+    rss = pss = 0
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("Rss:"):
+                    rss = int(line.split()[1])
+                elif line.startswith("Pss:"):
+                    pss = int(line.split()[1])
+    except OSError:
+        pass
+    return rss, pss
+
+
+def measure(job: str, run: Path, workers: int = 1, judge: str = "none") -> dict[str, float]:
+    """Run one job in a fresh interpreter, sampling its process tree's memory every 50 ms."""
+    cmd = [sys.executable, __file__, "--child", job, str(run), str(workers), judge]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    peak = {"rss": 0, "pss": 0}
+    done = threading.Event()
+
+    def sample() -> None:
+        sampled_tree: list[int] = [proc.pid]
+        ticks = 0
+        while not done.is_set():
+            if ticks % 10 == 0:  # the tree changes rarely: re-read it twice a second
+                sampled_tree = _tree(proc.pid)
+            ticks += 1
+            rss = pss = 0
+            for pid in sampled_tree:
+                r, p = _memory_kb(pid)
+                rss, pss = rss + r, pss + p
+            peak["rss"], peak["pss"] = max(peak["rss"], rss), max(peak["pss"], pss)
+            done.wait(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, _ = proc.communicate()
+    done.set()
+    sampler.join()
+    if proc.returncode != 0:
+        raise SystemExit(f"{job} failed (exit {proc.returncode})")
+    figures = json.loads(out.strip().splitlines()[-1])
+    figures["tree_rss_mb"], figures["tree_pss_mb"] = peak["rss"] / 1024, peak["pss"] / 1024
+    return figures
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
-    with tempfile.TemporaryDirectory() as tmp:
-        run = build(Path(tmp), n)
-        t0 = time.perf_counter()
-        parsed = [Answer.model_validate(obj) for _, obj in iter_json_lines(run / "answers.jsonl")]
-        parse = time.perf_counter() - t0
-        del parsed
-        t0 = time.perf_counter()
-        result = score_run(run, judge="none")
-        took = time.perf_counter() - t0
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        t0 = time.perf_counter()
-        score_run(run, judge="offline")
-        judged = time.perf_counter() - t0
-    findings = sum(result.scores["findings"].values())
-    print(f"answers {n} × 5 claims; findings {findings}")
-    print(f"score_run {took:.2f} s   parse only {parse:.2f} s   ratio {took / parse:.2f}x (target <= 3x)")
-    print(f"with the offline judge on all {n * 5} (claim, evidence) pairs: {judged:.2f} s")
-    print(f"peak RSS of parse + score {peak:.0f} MB (target <= 500 MB)")
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        _child(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("n", nargs="*", type=int, default=[10_000])
+    parser.add_argument("--workers", default="1,auto", help="comma-separated worker counts (auto: the cores)")
+    parser.add_argument("--judge", default="none", choices=["none", "offline"], help="also time this judge")
+    parser.add_argument("--keep", type=Path, help="build runs here and keep them (reused when present)")
+    args = parser.parse_args()
+    counts = [_cores() if w == "auto" else int(w) for w in args.workers.split(",")]
+    print(f"{_cores()} core(s) available; load average {os.getloadavg()[0]:.1f}")
+    for n in args.n:
+        root = (args.keep / f"n{n}") if args.keep else Path(tempfile.mkdtemp(prefix="bench-score-"))
+        try:
+            if not (root / "run" / "manifest.json").exists():
+                shutil.rmtree(root, ignore_errors=True)
+                root.mkdir(parents=True)
+                t0 = time.perf_counter()
+                build(root, n)
+                print(f"N = {n:,}: built in {time.perf_counter() - t0:.1f} s "
+                      f"({(root / 'run' / 'answers.jsonl').stat().st_size / 2**20:.0f} MB of answers)")
+            parse = measure("parse", root / "run")
+            print(f"  parse only          {parse['wall']:7.2f} s wall  {parse['cpu']:7.2f} s CPU")
+            judges = ["none"] if args.judge == "none" else ["none", args.judge]
+            for judge in judges:
+                one: dict[str, float] | None = None
+                for workers in counts:
+                    f = measure("score", root / "run", workers, judge)
+                    if workers == 1:
+                        one = f
+                    speedup = f" = {f['wall'] / one['wall']:.2f} of 1 worker" if one and workers > 1 else ""
+                    print(
+                        f"  score judge={judge:<7} workers={workers}: {f['wall']:7.2f} s wall "
+                        f"({f['wall'] / parse['wall']:.2f}x parse{speedup})  {f['cpu']:7.2f} s CPU "
+                        f"({f['cpu'] / parse['cpu']:.2f}x)  peak tree RSS {f['tree_rss_mb']:.0f} MB "
+                        f"(PSS {f['tree_pss_mb']:.0f} MB; ru_maxrss scorer {f['maxrss_self_mb']:.0f} MB, "
+                        f"largest worker {f['maxrss_child_mb']:.0f} MB)"
+                    )
+        finally:
+            if not args.keep:
+                shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":

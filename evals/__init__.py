@@ -9,6 +9,7 @@ from ._version import __version__
 from .data import *  # noqa: F403
 from .data import __all__ as _data_all
 from .errors import BackendError, CitevalError, DataError, DatasetInvalid, UsageError
+from .evaluate import EvalResult, evaluate
 from .runfolder import RunFolder, load_manifest
 from .runner import RunInterrupted, RunOptions, RunProgress, RunResult, resume_run, start_run
 from .scores import MetricEntry, QuestionScore, Scores
@@ -36,8 +37,6 @@ _LAZY = {
     "run_selftest": "selftest",
     "run_probe": "probe",
     "SelftestReport": "selftest",
-    "evaluate": "evaluate",
-    "EvalResult": "evaluate",
     "push": "labels",
     "pull": "labels",
 }
@@ -58,6 +57,7 @@ __all__ = [
     "CitevalError",
     "DataError",
     "DatasetInvalid",
+    "EvalResult",
     "MetricEntry",
     "QuestionScore",
     "RunFolder",
@@ -70,6 +70,7 @@ __all__ = [
     "UsageError",
     "score_run",
     "__version__",
+    "evaluate",
     "load_manifest",
     "resume_run",
     "start_run",

@@ -14,8 +14,11 @@ from rapidfuzz import fuzz
 
 from .data.models import Answer, Chunk, Claim, Evidence, Finding, Question, Version, VersionStatus
 from .data.registry import Registry, url_has_prefix
-from .data.text import MARKER_IDS, extract_numbers, normalize, split_sentences, strip_markers
+from .data.text import MARKER_IDS, extract_numbers, missing_numbers, normalize, split_sentences, strip_markers
 from .data.tokens import content_tokens
+from .gold import cited_place, gold_evidence_reached, gold_place, misplaced_markers
+from .joint import union_texts
+from .keyfacts import stated_facts
 
 _MARKER = re.compile(r"\s*\[\s*(" + MARKER_IDS + r")\s*\]")
 _MARKER_ID = re.compile(r"[A-Za-zА-Яа-я]{0,3}\d+")
@@ -111,6 +114,10 @@ class AnswerCheck:
     claims: list[ClaimCheck] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     link_redirect: bool = False
+    # Against gold (None where gold has nothing to compare): per gold key fact, stated or not;
+    # per gold evidence item, reached by a valid marker or not.
+    key_facts_stated: list[bool] | None = None
+    gold_evidence_reached: list[bool] | None = None
 
     @property
     def markers(self) -> list[MarkerCheck]:
@@ -118,6 +125,12 @@ class AnswerCheck:
 
     def codes(self) -> set[str]:
         return {f.code for f in self.findings}
+
+    @property
+    def integrity_findings(self) -> list[Finding]:
+        """The findings of the registry checks, without those that grade the answer against gold
+        key facts, evidence and anchors (`basis: "gold"`)."""
+        return [f for f in self.findings if not is_gold_finding(f)]
 
 
 def _evidence_index(answer: Answer) -> dict[str, Evidence]:
@@ -179,7 +192,86 @@ def check_answer(question: Question, answer: Answer, registry: Registry, asked_a
         if evidence_id not in cited_ids:
             for code in codes:
                 emit(code, None, evidence_id, "link of evidence no claim cites")
+    result.findings += gold_anchor_findings(result) + key_fact_findings(result) + gold_evidence_findings(result)
     return result
+
+
+# Findings that grade an answer against its question's gold rather than check a citation against
+# the registry carry `basis: "gold"` (a field DESIGN 4 allows adding): KEY_FACT_MISSING,
+# GOLD_EVIDENCE_NOT_CITED, and ANCHOR_MISMATCH of a marker that misses the gold anchor.
+GOLD_BASIS = "gold"
+
+
+def is_gold_finding(finding: Finding) -> bool:
+    return (finding.model_extra or {}).get("basis") == GOLD_BASIS
+
+
+def _gold_finding(question_id: str, code: str, detail: str, claim_id: str | None = None,
+                  evidence_id: str | None = None) -> Finding:
+    return Finding.model_validate(
+        {"question_id": question_id, "claim_id": claim_id, "evidence_id": evidence_id, "code": code, "detail": detail,
+         "basis": GOLD_BASIS}
+    )
+
+
+def answer_text_of(check: AnswerCheck) -> str:
+    """What the answer says, markers removed: its text, else its claims."""
+    text = strip_markers(check.answer.answer_text or "")
+    return text or " ".join(cc.claim.text for cc in check.claims)
+
+
+def key_fact_findings(check: AnswerCheck) -> list[Finding]:
+    """KEY_FACT_MISSING for each gold key fact the answer does not state (evals.keyfacts);
+    records which facts are stated on the check."""
+    gold = check.question.gold
+    if gold is None or not gold.key_facts or check.answer.status != "answered":
+        return []
+    check.key_facts_stated = stated_facts(gold.key_facts, answer_text_of(check))
+    return [
+        _gold_finding(
+            check.question.question_id, "KEY_FACT_MISSING", f"gold key fact «{fact}» is not stated in the answer"
+        )
+        for fact, stated in zip(gold.key_facts, check.key_facts_stated, strict=True)
+        if not stated
+    ]
+
+
+def gold_evidence_findings(check: AnswerCheck) -> list[Finding]:
+    """GOLD_EVIDENCE_NOT_CITED for each gold evidence item no valid marker reaches (same
+    document, edition and place, evals.gold); records which items are reached on the check."""
+    gold = check.question.gold
+    if gold is None or not gold.evidence or check.answer.status != "answered":
+        return []
+    reached = gold_evidence_reached(check)
+    check.gold_evidence_reached = [ok for _, ok in reached]
+    cited = sorted({cited_place(m.chunk, m.evidence) for m in check.markers if m.valid and m.chunk is not None})
+    cites = f"; the answer cites {', '.join(cited[:3])}" if cited else "; the answer cites no valid registry passage"
+    return [
+        _gold_finding(
+            check.question.question_id,
+            "GOLD_EVIDENCE_NOT_CITED",
+            f"gold evidence {gold_place(g)} is reached by no valid marker{cites}",
+        )
+        for g, ok in reached
+        if not ok
+    ]
+
+
+def gold_anchor_findings(check: AnswerCheck) -> list[Finding]:
+    """ANCHOR_MISMATCH for a valid marker to a gold document and edition that matches none of
+    its gold anchors (DESIGN 6): the detail names the place cited and the gold place. A marker
+    the registry already found misplaced keeps that finding only."""
+    out: list[Finding] = []
+    seen: set[tuple[str, str]] = set()
+    for marker, items in misplaced_markers(check):
+        if marker.chunk is None or (marker.claim_id, marker.evidence_id) in seen:
+            continue
+        seen.add((marker.claim_id, marker.evidence_id))
+        gold = "; ".join(gold_place(g) for g in items[:2])
+        detail = f"{marker.evidence_id} cites {cited_place(marker.chunk, marker.evidence)}; gold anchor: {gold}"
+        out.append(_gold_finding(check.question.question_id, "ANCHOR_MISMATCH", detail, marker.claim_id,
+                                 marker.evidence_id))
+    return out
 
 
 def status_findings(question: Question, answer: Answer) -> list[Finding]:
@@ -423,16 +515,14 @@ def closest_fragment(needle: str, markers: list[MarkerCheck]) -> str:
 
 
 def check_numbers(claim: Claim, markers: list[MarkerCheck], emit: _Emitter) -> bool | None:
-    """Every number of the claim must stand in its cited chunks (or, with none resolved, in the
-    cited evidence texts); None when the claim has no number."""
-    numbers = {m.value for m in extract_numbers(strip_markers(claim.text))}
-    if not numbers:
+    """Every number of the claim must stand in some fragment of the union of its valid cited
+    evidence (DESIGN 6 "Details"; evals.joint.union_texts: with no marker resolved, the cited
+    evidence texts), by value or exact duration (data.text.missing_numbers); None when the claim
+    has no number."""
+    text = strip_markers(claim.text)
+    if not _numbers(text):
         return None
-    sources = [m.chunk.text for m in markers if m.chunk is not None] or [
-        m.evidence.text for m in markers if m.evidence is not None and m.evidence.text
-    ]
-    available = set().union(*(_numbers(text) for text in sources))
-    missing = sorted(numbers - available)
+    missing = sorted(missing_numbers(text, union_texts(markers)))
     if missing:
         emit("NUMBER_UNSUPPORTED", claim.claim_id, None, f"not in cited evidence: {', '.join(missing)}")
     return not missing
@@ -468,5 +558,17 @@ def _detail(code: str, mc: MarkerCheck) -> str:
         "VERSION_REVOKED": f"edition {edition} was revoked at asked_at",
         "VERSION_DELETED": f"edition {edition} was deleted at asked_at",
         "VERSION_NOT_YET_EFFECTIVE": f"edition {edition} was not yet in force at asked_at",
-        "ANCHOR_MISMATCH": "page or document of the citation disagrees with the registry chunk",
+        "ANCHOR_MISMATCH": _anchor_detail(mc),
     }.get(code, code.lower().replace("_", " "))
+
+
+def _anchor_detail(mc: MarkerCheck) -> str:
+    """Where the evidence (or its link) sends the reader, against the registry chunk's place."""
+    ev, chunk = mc.evidence, mc.chunk
+    if ev is None or chunk is None:
+        return "page or document of the citation disagrees with the registry chunk"
+    if ev.document_id and ev.document_id != chunk.document_id:
+        return f"{mc.evidence_id} names document {ev.document_id}; chunk {chunk.chunk_id} is of {chunk.document_id}"
+    if ev.page is not None and chunk.page_start is not None and not _page_in(ev.page, chunk):
+        return f"{mc.evidence_id} names page {ev.page}; the registry places it at {cited_place(chunk)}"
+    return f"the link of {mc.evidence_id} opens a page outside {cited_place(chunk)}"

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from .bootstrap import SEED
 from .outside import backend_failure, judge_failure
-from .runner import ProgressCallback, RunOptions, RunResult, start_run
 from .runfolder import JUNIT
+from .runner import ProgressCallback, RunOptions, RunResult, start_run
 from .scoring import ScoreResult, record_gates_file, score_run
 
 if TYPE_CHECKING:
@@ -43,9 +43,8 @@ class EvalResult:
 
     def to_text(self) -> str:
         """What `citeval eval` prints: the run line, the metrics table, the gate, the report path."""
-        run = self.run
         parts = [
-            f"{run.run_dir}: {run.answered}/{run.total} answered, {run.errors} error(s)\n",
+            self.run.to_text(),
             self.scored.to_text(),
             self.gate.to_text(),
         ]

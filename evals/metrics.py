@@ -15,6 +15,7 @@ from .checks import AnswerCheck, MarkerCheck
 from .data.models import Judgment
 from .data.registry import Registry
 from .data.text import normalize
+from .joint import pair_credit, union_support
 from .precedence import LabelKey, chosen_labels
 from .scores import Breakdown, Cost, MetricEntry, QuestionScore, Scores
 
@@ -74,7 +75,7 @@ class AnswerScore:
             risk_tier=self.risk_tier,
             tags=self.tags,
             status=self.status,
-            **{name: _round(self.values.get(name)) for name in PER_ANSWER},
+            **{name: _round(self.values.get(name)) for name in (*PER_ANSWER, *added_metrics([self]))},
             abstained=self.abstained,
             should_abstain=self.should_abstain,
             markers=self.markers,
@@ -90,12 +91,24 @@ class AnswerScore:
         return self.to_row().to_json()
 
 
+def added_metrics(scores: Sequence[AnswerScore]) -> list[str]:
+    """Per-answer metrics beyond DESIGN 6's core set that a stage put into `values` (e.g.
+    key_fact_recall): averaged and written like the others, after them, in name order."""
+    return sorted({name for s in scores for name in s.values} - set(PER_ANSWER))
+
+
 def _round(value: float | None) -> float | None:
     return None if value is None else round(float(value), 6)
 
 
-def _gold_anchor_level(check: AnswerCheck, marker: MarkerCheck, registry: Registry) -> tuple[str, bool] | None:
-    """Level at which a valid marker meets a gold anchor of the same document, and whether it matches."""
+def _gold_anchor_level(
+    check: AnswerCheck, marker: MarkerCheck, registry: Registry, skipped: list[str] | None = None
+) -> tuple[str, bool] | None:
+    """Level at which a valid marker meets a gold anchor of the same document, and whether it matches.
+
+    A gold item that names only a page, on an edition without page information, can neither match
+    nor mismatch: it is left out and the reason appended to `skipped`.
+    """
     gold = check.question.gold
     chunk = marker.chunk
     if gold is None or chunk is None:
@@ -106,6 +119,12 @@ def _gold_anchor_level(check: AnswerCheck, marker: MarkerCheck, registry: Regist
         if g.document_id != chunk.document_id:
             continue
         same_edition = g.version_id is None or g.version_id == chunk.version_id
+        if same_edition and g.page is not None and not g.quote and g.char_start is None:
+            reason = registry.page_check_skip_reason(chunk.version_id)
+            if reason is not None:
+                if skipped is not None:
+                    skipped.append(reason)
+                continue
         level, match = "document", same_edition and g.page is None and g.quote is None and g.char_start is None
         if same_edition:
             span_hit = (
@@ -156,23 +175,25 @@ def citation_validity(check: AnswerCheck) -> MetricOutcome:
 
 def citation_correctness(check: AnswerCheck, labels: Labels) -> MetricOutcome:
     """Supported (claim, cited evidence) pairs / pairs judged; invalid markers count 0, partial
-    counts 0, cannot_judge is left out."""
+    counts 0, cannot_judge is left out. A pair also counts as supporting when the union of the
+    claim's valid cited evidence supports the claim and loses that support without it
+    (leave-one-out, evals.joint.pair_credit)."""
     qid = check.question.question_id
     judged = supported = 0
-    for m in check.markers:
-        label = labels.get((qid, m.claim_id, m.evidence_id, "support"))
-        if not m.valid:
-            judged += 1
-        elif label in ("supported", "partial", "unsupported"):
-            judged += 1
-            supported += label == "supported"
+    for cc in check.claims:
+        for m in cc.markers:
+            credit = False if not m.valid else pair_credit(labels, qid, cc, m)
+            if credit is not None:
+                judged += 1
+                supported += credit
     reason = "no judged (claim, evidence) pair" if check.markers else "no citation markers"
     return _outcome(supported, judged, reason)
 
 
 def claim_support(check: AnswerCheck, labels: Labels) -> list[str]:
-    """Per claim: "not_significant", "uncited", "supported" (a valid cited evidence supports it),
-    "unsupported" (judged partial/unsupported, or only invalid markers) or "unjudged"."""
+    """Per claim: "not_significant", "uncited", "supported" (a valid cited evidence supports it,
+    or the union of its valid cited evidence does: evals.joint.union_support), "unsupported"
+    (judged partial/unsupported, or only invalid markers) or "unjudged"."""
     qid = check.question.question_id
     states = []
     for cc in check.claims:
@@ -184,9 +205,16 @@ def claim_support(check: AnswerCheck, labels: Labels) -> list[str]:
             states.append("uncited")
             continue
         pair_labels = [labels.get((qid, cc.claim.claim_id, m.evidence_id, "support")) for m in cc.markers]
-        if any(m.valid and lab == "supported" for m, lab in zip(cc.markers, pair_labels, strict=True)):
+        union = union_support(labels, qid, cc)
+        if union == "supported" or any(
+            m.valid and lab == "supported" for m, lab in zip(cc.markers, pair_labels, strict=True)
+        ):
             states.append("supported")
-        elif any(lab in ("partial", "unsupported") for lab in pair_labels) or not any(m.valid for m in cc.markers):
+        elif (
+            union in ("partial", "unsupported")
+            or any(lab in ("partial", "unsupported") for lab in pair_labels)
+            or not any(m.valid for m in cc.markers)
+        ):
             states.append("unsupported")
         else:
             states.append("unjudged")  # left out of the ratio, and the answer cannot be accepted
@@ -200,15 +228,24 @@ def citation_completeness(states: Sequence[str]) -> MetricOutcome:
     return _outcome(states.count("supported"), significant, "no judged significant claim")
 
 
-def anchor_matches(check: AnswerCheck, labels: Labels, registry: Registry) -> list[tuple[str, bool]]:
+def anchor_matches(
+    check: AnswerCheck, labels: Labels, registry: Registry, skipped: list[str] | None = None
+) -> list[tuple[str, bool]]:
     """(anchor level, matched) of each valid marker to a gold document; a human anchor label
-    overrides the match, "na" leaves the marker out."""
+    overrides the match, "na" leaves the marker out. Gold pages that cannot be checked go to `skipped`;
+    a marker that matches no other gold anchor then counts only when a human anchor label decides it."""
     qid = check.question.question_id
     out = []
     for m in check.markers:
         if not m.valid:
             continue
-        found = _gold_anchor_level(check, m, registry)
+        before = len(skipped) if skipped is not None else 0
+        found = _gold_anchor_level(check, m, registry, skipped)
+        if skipped is not None and len(skipped) > before and (found is None or not found[1]):
+            # the unchecked gold page may be the very place cited: undecided unless a human label decides
+            if labels.get((qid, m.claim_id, m.evidence_id, "anchor")) not in ("yes", "no"):
+                continue
+            found = found or ("document", False)
         if found is None:
             continue
         level, match = found
@@ -223,8 +260,13 @@ def anchor_matches(check: AnswerCheck, labels: Labels, registry: Registry) -> li
     return out
 
 
-def anchor_accuracy(matches: Sequence[tuple[str, bool]]) -> MetricOutcome:
-    return _outcome(sum(match for _, match in matches), len(matches), "no valid marker to a gold document")
+def anchor_accuracy(matches: Sequence[tuple[str, bool]], skipped: Sequence[str] = ()) -> MetricOutcome:
+    """Matched / valid markers to a gold document; the reason a gold page was not checked is kept,
+    with the value when other anchors decide it, alone (null) when nothing does."""
+    if skipped and not matches:
+        return MetricOutcome(None, skipped[0])
+    outcome = _outcome(sum(match for _, match in matches), len(matches), "no valid marker to a gold document")
+    return MetricOutcome(outcome.value, skipped[0]) if skipped else outcome
 
 
 def version_correctness(check: AnswerCheck, labels: Labels) -> MetricOutcome:
@@ -257,6 +299,13 @@ def quote_exactness(check: AnswerCheck) -> MetricOutcome:
 def number_support(check: AnswerCheck) -> MetricOutcome:
     numbers = [cc.numbers_ok for cc in check.claims if cc.numbers_ok is not None]
     return _outcome(sum(numbers), len(numbers), "no claim carries a number")
+
+
+def context_support(verdicts: Sequence[str]) -> MetricOutcome:
+    """Claims the retrieved context supports / claims judged against it (evals.context_support):
+    partial and unsupported count 0, cannot_judge is left out."""
+    judged = [v for v in verdicts if v in ("supported", "partial", "unsupported")]
+    return _outcome(judged.count("supported"), len(judged), "no claim could be judged against the retrieved context")
 
 
 def accepted(check: AnswerCheck, labels: Labels, states: Sequence[str]) -> bool | None:
@@ -293,13 +342,14 @@ def score_answer(
     s.markers = len(check.markers)
     s.valid_markers = sum(m.valid for m in check.markers)
     states = claim_support(check, labels)
-    matches = anchor_matches(check, labels, registry)
+    skipped_pages: list[str] = []
+    matches = anchor_matches(check, labels, registry, skipped_pages)
     s.anchor_levels = [level for level, _ in matches]
     outcomes = {
         "citation_validity": citation_validity(check),
         "citation_correctness": citation_correctness(check, labels),
         "citation_completeness": citation_completeness(states),
-        "anchor_accuracy": anchor_accuracy(matches),
+        "anchor_accuracy": anchor_accuracy(matches, skipped_pages),
         "version_correctness": version_correctness(check, labels),
         "faithfulness": faithfulness_outcome(faithfulness),
         "quote_exactness": quote_exactness(check),
@@ -384,7 +434,8 @@ def abstention_metrics(pairs: Sequence[tuple[bool, bool]], seed: int = SEED) -> 
 
 def aggregate(scores: Sequence[AnswerScore], seed: int = SEED) -> dict[str, MetricEntry]:
     """Every metric of DESIGN 6 over a set of answers."""
-    out = {name: mean_metric([s.values.get(name) for s in scores], seed) for name in PER_ANSWER}
+    names = (*PER_ANSWER, *added_metrics(scores))
+    out = {name: mean_metric([s.values.get(name) for s in scores], seed) for name in names}
     # error_rate is over every question
     pairs = [
         (bool(s.abstained), bool(s.should_abstain))

@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .data.jsonl import load_questions, questions_file, read_jsonl, validation_errors
+from .data.jsonl import load_questions, questions_file, read_json_object, read_jsonl, validation_errors
 from .data.models import Answer, Finding, Judgment, Question, RunManifest
 from .data.registry import Registry
 from .errors import CitevalError, DataError
@@ -71,12 +71,7 @@ __all__ = [
 def load_manifest(run_dir: Path | str) -> RunManifest:
     """runs/<run_id>/manifest.json, validated."""
     path = Path(run_dir) / MANIFEST
-    if not path.exists():
-        raise DataError(path, None, "file not found (is this a run folder?)")
-    try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    obj = read_json_object(path, "file not found (is this a run folder?)")
     try:
         return RunManifest.model_validate(obj)
     except ValidationError as exc:
@@ -147,18 +142,6 @@ def read_judgments(path: Path | str) -> list[Judgment]:
                 raise DataError(path, lineno, problem[1], field=problem[0])
         out.append(judgment)
     return out
-
-
-def _read_json_object(path: Path) -> dict[str, Any] | None:
-    if not path.exists():
-        return None
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
-    if not isinstance(doc, dict):
-        raise DataError(path, None, "expected a JSON object")
-    return doc
 
 
 # --- the dataset behind a run ---------------------------------------------------------
@@ -363,7 +346,7 @@ class RunFolder:
     @cached_property
     def agreement(self) -> dict[str, Any] | None:
         """agreement.json as written by `citeval agree`, or None before the first agree."""
-        return _read_json_object(self.file(AGREEMENT))
+        return read_json_object(self.file(AGREEMENT)) if self.has(AGREEMENT) else None
 
     def forget(self, *names: str) -> None:
         """Drop loaded attributes (after a stage rewrote their files), all when none is named."""

@@ -26,6 +26,7 @@ from .backends import BaseBackend, error_answer, make_backend, redact_spec
 from .data.jsonl import dump_line, existing_questions_file, load_questions, write_json_atomic
 from .data.models import Answer, DatasetRef, Question, RunManifest, RunSettings
 from .data.registry import Registry
+from .data.validate import require_valid
 from .errors import CitevalError, UsageError
 from .runfolder import ANSWERS, MANIFEST, load_manifest, repair_answers
 
@@ -71,6 +72,9 @@ class RunResult:
     answered: int
     errors: int
     total: int
+
+    def to_text(self) -> str:
+        return f"{self.run_dir}: {self.answered}/{self.total} answered, {self.errors} error(s)\n"
 
 
 ProgressCallback = Callable[[RunProgress], None]
@@ -205,7 +209,12 @@ def _execute(
 
 
 def _prepare(dataset: Path, spec: str, options: RunOptions) -> tuple[list[Question], BaseBackend]:
-    """The questions to ask (after --limit) and the backend that answers them."""
+    """The questions to ask (after --limit) and the backend that answers them.
+
+    A dataset that does not validate is refused here (DatasetNotValid, exit 2), before any backend
+    call or run folder: scores over a broken registry would look like the system's faults.
+    """
+    require_valid(dataset)
     registry = Registry.load(dataset)
     questions = load_questions(dataset)
     if options.limit is not None:

@@ -13,7 +13,6 @@ Read a file with `Scores.read(path)` / `QuestionScore.model_validate(row)`; writ
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from pydantic import (
     model_validator,
 )
 
-from .data.models import Timestamp
+from .data.models import TIERS_BY_RISK, Timestamp
 from .errors import DataError
 
 SCORES_SCHEMA_VERSION = 1
@@ -293,7 +292,7 @@ class Scores(_Model):
         from rich.console import Console
         from rich.table import Table
 
-        tiers = [t for t in ("critical", "policy", "reference") if t in self.by_tier]
+        tiers = [t for t in TIERS_BY_RISK if t in self.by_tier]
         table = Table(title=title or None)
         table.add_column("metric")
         table.add_column(f"all (n={self.n_questions})", justify="right")
@@ -322,20 +321,15 @@ class Scores(_Model):
     @classmethod
     def read(cls, path: Path | str) -> Scores:
         """scores.json from disk; a missing, broken or foreign file is a DataError naming it."""
+        from .data.jsonl import read_json_object, validation_errors
+
         path = Path(path)
-        if not path.exists():
-            raise DataError(path, None, "file not found (score the run first: citeval score RUN)")
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise DataError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
-        if not isinstance(doc, dict) or not isinstance(doc.get("metrics"), dict):
+        doc = read_json_object(path, "file not found (score the run first: citeval score RUN)")
+        if not isinstance(doc.get("metrics"), dict):
             raise DataError(path, None, "not a scores.json document (no metrics)")
         try:
             return cls.model_validate(doc)
         except ValidationError as exc:
-            from .data.jsonl import validation_errors
-
             raise validation_errors(path, None, exc)[0] from None
 
 

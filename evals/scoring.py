@@ -15,14 +15,16 @@ from pathlib import Path
 from ._version import __version__
 from .bootstrap import SEED
 from .checks import AnswerCheck, check_answer, strip_markers
+from .context_support import add_context_support
 from .data.jsonl import write_json_atomic, write_jsonl_atomic
 from .data.models import Answer, Question
 from .data.registry import Registry
+from .data.validate import require_valid
 from .errors import UsageError
+from .joint import joint_units, judge_joint
 from .judges import (
     FaithfulnessResult,
     FaithfulnessSample,
-    JudgeInput,
     JudgeUnit,
     LlmConfig,
     SupportJudge,
@@ -60,23 +62,10 @@ def check_run(
 
 
 def judge_units(checks: list[AnswerCheck]) -> list[JudgeUnit]:
-    """One unit per valid (claim, cited evidence) pair; invalid markers already count 0 and are not judged."""
-    units = []
-    for check in checks:
-        for cc in check.claims:
-            for m in cc.markers:
-                if m.valid and m.chunk is not None:
-                    units.append(
-                        JudgeUnit(
-                            question_id=check.question.question_id,
-                            claim_id=cc.claim.claim_id,
-                            evidence_id=m.evidence_id,
-                            input=JudgeInput(
-                                claim=cc.claim.text, evidence=[m.chunk.text], question=check.question.question
-                            ),
-                        )
-                    )
-    return units
+    """One unit per valid (claim, cited evidence) pair, and one for the union of a claim's valid
+    cited evidence when it has two or more (evals.joint; the leave-one-out round needs verdicts:
+    judge_joint); invalid markers already count 0 and are not judged."""
+    return joint_units(checks)
 
 
 def faithfulness_samples(checks: list[AnswerCheck]) -> list[tuple[str, FaithfulnessSample]]:
@@ -113,6 +102,8 @@ def score_run(
     faithfulness through the same LLM endpoint (or pass a `faithfulness` callable).
     """
     run_dir = Path(run_dir)
+    run = RunFolder(run_dir)
+    require_valid(run.require_dataset())  # the dataset may have changed since the run; nothing written if broken
     if isinstance(judge, str):
         judge = None if judge == "none" else make_judge(judge, llm=llm, cache_path=run_dir / JUDGE_CACHE)
     if ragas and faithfulness is None:
@@ -122,16 +113,14 @@ def score_run(
             ragas_faithfulness_sync, provider=llm.provider, base_url=llm.base_url, model=llm.model,
             api_key_env=llm.api_key_env,
         )
-    run = RunFolder(run_dir)
-    run.require_dataset()
     manifest, registry, questions, answers = run.manifest, run.registry, run.question_list, run.repair_answers()
     checks = check_run(registry, questions, answers, manifest.started_at)
     judgments = run.judgments
     source = f"auto:{judge.name}" if judge is not None else None
     scores = Scores(metrics={})
     if judge is not None:
-        units = judge_units(checks)
-        results = judge.judge([u.input for u in units]) if units else []
+        # pairs, claims' unions and the leave-one-out sets they call for (DESIGN 6 "Details")
+        units, results = judge_joint(judge, checks, prior=pick_labels(judgments, None))
         fresh = support_judgments(manifest.run_id, judge.name, units, results)
         judgments = [j for j in judgments if j.source != source] + fresh
         write_jsonl_atomic(run.file(JUDGMENTS), judgments)
@@ -147,6 +136,7 @@ def score_run(
         faith = {qid: r.value for (qid, _), r in zip(samples, found, strict=True)}
         scores.faithfulness_failures = sorted({r.reason for r in found if r.value is None and r.reason})[:20]
     per_question = [score_answer(c, labels, registry, faith.get(c.question.question_id)) for c in checks]
+    add_context_support(per_question, checks, registry, judge)  # claims vs all retrieved evidence (issue 19)
     body = build_scores(per_question, seed)
     if any(j.source.startswith(("human:", "adjudicated")) and j.field == "support" for j in judgments):
         scores.judge_agreement = {

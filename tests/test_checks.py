@@ -64,12 +64,14 @@ def good(**over):
 
 
 def run(registry, answer, qid="q1", at=Q1_AT):
+    """The registry checks' findings (those against gold key facts, evidence and anchors are
+    tested in test_gold_checks.py)."""
     check = check_answer(QUESTIONS[qid], answer, registry, at)
-    return check, sorted((f.code, f.claim_id, f.evidence_id) for f in check.findings)
+    return check, sorted((f.code, f.claim_id, f.evidence_id) for f in check.integrity_findings)
 
 
 def codes(registry, answer, qid="q1", at=Q1_AT):
-    return sorted({f.code for f in run(registry, answer, qid, at)[0].findings})
+    return sorted({f.code for f in run(registry, answer, qid, at)[0].integrity_findings})
 
 
 def test_a_good_answer_has_no_finding_and_perfect_metrics(registry):

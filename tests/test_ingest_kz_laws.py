@@ -89,3 +89,31 @@ def test_without_page_markers_no_chunk_claims_a_page(registry):
         assert registry.versions[version_id].pages_known is False
         assert registry.page_check_skip_reason(version_id) is not None
         assert all(c.page_start is None and c.page_end is None for c in registry.chunks_of(version_id))
+
+
+def test_a_law_as_pdf_keeps_its_words_and_its_structure(tmp_path):
+    """The Labour Code enactment law set as a PDF (fpdf2, wrapped lines, one size): every word comes
+    back in order, and its articles and подпункты still cut chunks and name their place."""
+    import matplotlib
+    from fpdf import FPDF
+
+    law = CORPUS / "rus" / "33276.md"
+    paragraphs = [p.lstrip("# ").strip() for p in re.split(r"\n\s*\n", law.read_text(encoding="utf-8")) if p.strip()]
+    pdf = FPDF(unit="pt", format="A4")
+    pdf.add_font("dejavu", "", str(Path(matplotlib.__file__).parent / "mpl-data/fonts/ttf/DejaVuSans.ttf"))
+    pdf.set_font("dejavu", "", 10)
+    pdf.add_page()
+    for paragraph in paragraphs:
+        pdf.multi_cell(0, 13, " ".join(paragraph.split()))
+        pdf.ln(8)
+    sources = tmp_path / "src"
+    sources.mkdir()
+    pdf.output(str(sources / "law.pdf"))
+    write_manifest(sources, [sources / "law.pdf"])
+    ingest(sources, tmp_path / "ds" / "registry")
+    chunks = Registry.load(tmp_path / "ds").chunks_of("kz-law-v1")
+    assert " ".join(" ".join(c.text for c in chunks).split()) == " ".join(" ".join(paragraphs).split())
+    assert [c.text.split(".")[0] for c in chunks if c.text.startswith("Статья")] == ["Статья 1", "Статья 2", "Статья 3"]
+    items = [c for c in chunks if re.match(r"\d\) Закон|\d\) Постановление", c.text)]
+    assert [c.heading_path for c in items] == [["Статья 2", f"подпункт {k})"] for k in range(1, 8)]
+    assert all(c.page_start == 1 and c.bbox and c.bbox[0].page == 1 for c in chunks)

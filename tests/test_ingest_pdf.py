@@ -162,3 +162,32 @@ def test_a_page_number_alone_at_the_page_foot_or_head_is_left_out():
     parsed = text_from_words([(595.0, 842.0, page)])
     # "12" alone in mid-page is text; "– 7 –" at the head and "7" at the foot are page numbers
     assert parsed.edition.text == "Срок 12\n\n12"
+
+
+def test_a_paragraph_running_over_a_page_break_is_one_chunk_on_both_pages():
+    from evals.data.chunking import chunk_edition
+
+    page1 = [_word("Журнал", 72, 100), _word("хранится", 120, 100), _word("у", 180, 100),
+             _word("заведующего", 72, 114), _word("отде\u0002", 150, 114)]
+    page2 = [_word("лением", 72, 60), _word("пять", 120, 60), _word("лет.", 150, 60),
+             _word("Новый", 72, 90), _word("абзац.", 110, 90)]
+    parsed = text_from_words([(595.0, 842.0, page1), (595.0, 842.0, page2)])
+    text = parsed.edition.text
+    # hand-worked: the page ends mid-sentence and the U+0002 hyphenation joins "отде|лением" over the break;
+    # "Новый" is capitalised after a full stop, but 30 pt down from a 14 pt pitch: a paragraph of its own
+    assert text == "Журнал хранится у\nзаведующего отделением пять лет.\n\nНовый абзац."
+    assert [(p.page, text[p.char_start : p.char_end]) for p in parsed.pages] == [
+        (1, "Журнал хранится у\nзаведующего отде"),
+        (2, "лением пять лет.\n\nНовый абзац."),
+    ]
+    chunks = chunk_edition("v", "d", parsed.edition)
+    assert [(c.text, c.page_start, c.page_end, [b.page for b in c.bbox]) for c in chunks] == [
+        ("Журнал хранится у\nзаведующего отделением пять лет.", 1, 2, [1, 2]),
+        ("Новый абзац.", 2, 2, [2]),
+    ]
+
+
+def test_a_new_sentence_on_the_next_page_is_a_new_paragraph():
+    page1 = [_word("Первый", 72, 100), _word("абзац.", 130, 100)]
+    page2 = [_word("второй", 72, 60), _word("абзац", 120, 60)]
+    assert text_from_words([(595.0, 842.0, page1), (595.0, 842.0, page2)]).edition.text == "Первый абзац.\n\nвторой абзац"

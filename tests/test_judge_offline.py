@@ -256,12 +256,12 @@ RU_RULES = [
     # (claim, evidence fragments, verdict, reason prefix)
     ("Аборт по желанию женщины проводится при сроке до двенадцати недель.",
      ["Искусственное прерывание беременности по желанию женщины проводится при сроке до 12 недель."],
-     "supported", "every number"),
+     "supported", "no number, bound, negation, modality, actor or cause disagrees"),
     ("Донором может быть гражданин от восемнадцати до тридцати пяти лет.",
      ["Донором может быть гражданин в возрасте от 18 до 40 лет."], "unsupported", "number not in evidence: 35"),
     ("Больничный выдаётся на 12 недель.", ["Больничный лист выдается на 12 месяцев."],
      "unsupported", "number not in evidence: 12"),
-    ("Журнал хранится в течение 12 месяцев.", ["Журнал хранится в течение года."], "supported", "every number"),
+    ("Журнал хранится в течение 12 месяцев.", ["Журнал хранится в течение года."], "supported", "no number, bound, negation, modality, actor or cause disagrees"),
     ("Аттестация проводится не чаще одного раза в пять лет.", ["Аттестация проводится не реже одного раза в пять лет."],
      "unsupported", "claim says at most 1, evidence at least"),
     ("Вакцинация проводится после 18 лет.", ["Вакцинация проводится до 18 лет."],
@@ -274,23 +274,23 @@ RU_RULES = [
     ("Прививка не проводится детям.", ["Прививка проводится детям с согласия родителей."],
      "unsupported", "negation differs: claim negates 'провод'"),
     ("Да, прививка проводится детям с согласия родителей.", ["Прививка проводится детям с согласия родителей."],
-     "supported", "every number"),
+     "supported", "no number, bound, negation, modality, actor or cause disagrees"),
     ("Медицинская помощь в поликлинике оказывается бесплатно.",
      ["Медицинская помощь в поликлинике оказывается бесплатно, за исключением косметологических услуг."],
      "partial", "claim drops the exception 'за исключением"),
     ("Медицинская помощь в поликлинике оказывается бесплатно, кроме косметологических услуг.",
      ["Медицинская помощь в поликлинике оказывается бесплатно, за исключением косметологических услуг."],
-     "supported", "every number"),
+     "supported", "no number, bound, negation, modality, actor or cause disagrees"),
     ("Работодатель вправе обеспечить работников средствами защиты.",
      ["Работодатель обязан обеспечить работников средствами индивидуальной защиты."],
      "unsupported", "claim states a permission, the fragment an obligation"),
     ("Работодатель должен обеспечить работников средствами защиты.",
-     ["Работодатель обязан обеспечить работников средствами индивидуальной защиты."], "supported", "every number"),
+     ["Работодатель обязан обеспечить работников средствами индивидуальной защиты."], "supported", "no number, bound, negation, modality, actor or cause disagrees"),
     ("Врач проводит инструктаж пациентов перед процедурой.",
      ["Медицинская сестра проводит инструктаж пациентов перед процедурой."],
      "unsupported", "claim names врач, the fragment медицинская сестра"),
     ("Медсестра проводит инструктаж пациентов перед процедурой.",
-     ["Медицинская сестра проводит инструктаж пациентов перед процедурой."], "supported", "every number"),
+     ["Медицинская сестра проводит инструктаж пациентов перед процедурой."], "supported", "no number, bound, negation, modality, actor or cause disagrees"),
     ("Пациента переводят в другое отделение, потому что там больше коек.",
      ["Пациента переводят в другое отделение по решению лечащего врача."],
      "unsupported", "claim gives a cause ('потому что')"),
@@ -300,6 +300,9 @@ RU_RULES = [
     ("Выписка из медицинской карты выдаётся пациенту.",
      ["Выписка из медицинской карты выдается пациенту при наличии письменного заявления."],
      "partial", "claim drops the condition 'при наличии письменного заявления'"),
+    ("Зачёт ставится при не менее 70 % верных ответов.",
+     ["Зачет ставится, если студент дал не менее 70 % верных ответов."],  # the condition kept by its number
+     "supported", "no number, bound, negation, modality, actor or cause disagrees"),
     ("Посещения пациентов разрешаются в часы приёма.", ["Посещения пациентов разрешаются только в часы приема."],
      "partial", "claim drops the restriction 'только"),
     ("Главный врач утверждает график отпусков сотрудников.", ["Курение на территории больницы запрещается."],
@@ -363,3 +366,16 @@ def test_ru_bench_script_on_a_tiny_file(tmp_path: Path) -> None:
                                                  "number_changed": [1, 1], "paraphrase_supported": [1, 1]}
     # always "supported": F1 of "supported" = 2·1/(4+1) = 0.4, of "not" = 0 → 0.2
     assert out["always_supported"]["binary_macro_f1"] == pytest.approx(0.2)
+
+
+def test_a_verbatim_copy_with_both_polarities_is_supported() -> None:
+    text = ("Режим 134 °C применяется в стерилизаторах с предварительным вакуумированием; в стерилизаторах "
+            "без предварительного вакуумирования применяется режим 132 °C.")
+    result = judge.judge_one(JudgeInput(text, [text]))
+    assert result.value == "supported", result.reason
+
+
+def test_a_claim_of_only_a_number_is_judged_by_the_number() -> None:
+    evidence = ["Срок хранения журнала — 12 месяцев."]
+    assert judge.judge_one(JudgeInput("12 месяцев.", evidence)).value == "supported"
+    assert judge.judge_one(JudgeInput("6 месяцев.", evidence)).reason == "number not in evidence: 6"

@@ -207,8 +207,9 @@ def test_each_matcher_puts_two_citations_on_their_own_bullets(name):
     assert spans == expected
 
 
-@pytest.mark.skipif(not embedding_available(), reason="natasha's navec vectors are not installed (embedding extra)")
 def test_embedding_matcher_finds_the_obvious_place():
+    if not embedding_available():  # checked here, not at collection: loading the vectors takes a second
+        pytest.skip("natasha's navec vectors are not installed (the embedding extra)")
     answer = obvious_answer()
     [placement] = get_matcher("embedding").place(answer.answer_text, answer.citations)
     assert placement.span == RIGHT
@@ -448,3 +449,13 @@ def test_data_validate_checks_quotes_files(tmp_path):
     result = CliRunner().invoke(app, ["data", "validate", str(dataset)])
     assert result.exit_code == 2
     assert f"{dataset / 'quotes' / 'log.jsonl'}:2: gold.0: no citation 'c9' in this answer" in result.output
+
+
+@pytest.mark.slow
+def test_every_shipped_default_threshold_is_the_one_tuning_picks_on_the_demo():
+    from evals.quotes import DEFAULT_THRESHOLDS, evaluate_quotes, parse_matchers
+
+    names = [n for n in parse_matchers("all") if n in DEFAULT_THRESHOLDS]
+    doc = evaluate_quotes(read_quotes(DEMO), names, tune=True).summary()
+    tuned = {name: doc["tuning"][name]["threshold"] for name in names}
+    assert tuned == {name: DEFAULT_THRESHOLDS[name] for name in names}  # rebuilt demo? re-tune the defaults

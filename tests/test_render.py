@@ -69,3 +69,14 @@ def test_render_chunk_region_uses_the_registry_copy_of_the_pdf(tmp_path):
     box = chunk.bbox[0]
     assert image.height == pytest.approx(box.y1 - box.y0 + 20, abs=1.5)
     assert any(image.getpixel((x, 10)) != (255, 255, 255) for x in range(int(box.x0), int(box.x1)))
+
+
+def test_page_link_opens_the_edition_at_the_page():
+    from evals.data import Version
+    from evals.data.render import page_link
+
+    base = {"version_id": "v", "document_id": "d", "revision": 1, "content_sha256": "x", "effective_from": "2024-01-01"}
+    with_url = Version.model_validate({**base, "viewer_url": "https://docs.example/d/d/v/1"})
+    assert page_link(with_url, 3) == "https://docs.example/d/d/v/1#page=3"
+    assert page_link(with_url, None) == "https://docs.example/d/d/v/1"
+    assert page_link(Version.model_validate(base), 3) is None

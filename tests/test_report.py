@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from factories import TEXT_B1, dataset_rows, write_dataset, write_jsonl
+from factories import TEXT_B1, dataset_rows, sha, write_dataset, write_jsonl
 from typer.testing import CliRunner
 
 from cli import app
@@ -282,7 +282,12 @@ def payload_dataset(root: Path) -> Path:
     rows["questions"][0]["question"] = "Как часто проходить обучение? " + IMG
     chunk = next(c for c in rows["chunks"] if c["chunk_id"] == "b1-1")
     chunk["text"] = TEXT_B1 + " " + SVG
-    return write_dataset(root, rows)
+    # the edition's text carries the payload too, so the dataset validates (run and score refuse one that does not)
+    chunk["char_end"] = len(chunk["text"])
+    next(v for v in rows["versions"] if v["version_id"] == "pay-v1")["content_sha256"] = sha(chunk["text"])
+    ds = write_dataset(root, rows)
+    (ds / "registry" / "texts" / "pay-v1.txt").write_text(chunk["text"], encoding="utf-8")
+    return ds
 
 
 def payload_answers(clean: bool) -> list[dict]:

@@ -1,6 +1,7 @@
 """`citeval run`: backends, resumable runs, faults recorded (never abstentions), no secrets on disk."""
 
 import json
+from collections import Counter
 import os
 import random
 import signal
@@ -220,9 +221,12 @@ def test_bundled_anthropic_sample_replays_clean(tmp_path):
     assert sum(a["status"] == "answered" for a in answered) == 6
     assert scores["metrics"]["citation_validity"] == {"value": 1.0, "ci": [1.0, 1.0], "n": 6}
     assert scores["metrics"]["quote_exactness"]["value"] == 1.0
-    # the other demo questions have no recorded answer: errors, never abstentions
+    # the other demo questions have no recorded answer: errors, never abstentions; the findings that
+    # grade the sample's content against gold (basis "gold": key facts, gold evidence, anchors) are
+    # not about its citations
     n_questions = len((DEMO / "questions.jsonl").read_text(encoding="utf-8").splitlines())
-    assert scores["findings"] == {"BACKEND_ERROR": n_questions - 6}
+    findings = [json.loads(x) for x in (run / "findings.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert Counter(f["code"] for f in findings if f.get("basis") != "gold") == {"BACKEND_ERROR": n_questions - 6}
 
 
 @pytest.mark.slow
@@ -239,7 +243,10 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes(tmp_path):
     env = {**os.environ, "CI": "true"}
     cmd = [sys.executable, str(ROOT / "cli.py"), "run", str(ds), "--backend", "python:slowmod:answer",
            "--concurrency", "1", "--out", str(tmp_path / "runs"), "--run-id", "c"]
-    proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # a suite started from a background job (`bash scripts/test.sh &`) hands its children SIGINT
+    # ignored; the child must get the default handler back, or Ctrl-C could never reach it
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     answers = tmp_path / "runs" / "c" / "answers.jsonl"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not (answers.exists() and answers.read_bytes().count(b"\n") >= 10):

@@ -137,3 +137,30 @@ def test_reading_a_run_never_writes_and_per_question_rows_are_typed(tmp_path: Pa
     assert run.scores.metric("error_rate").value == pytest.approx(errors)
     first = _demo_questions(1)[0]
     assert run.asked_at(first["question_id"]) == datetime.fromisoformat(first["asked_at"]).astimezone(timezone.utc)
+
+
+def test_the_report_template_fails_on_an_undefined_name() -> None:
+    import jinja2
+
+    from evals.report import environment
+
+    with pytest.raises(jinja2.UndefinedError):
+        environment().from_string("{{ scores.no_such_section }}").render(scores={})
+
+
+def test_a_metric_another_stage_adds_is_averaged_and_read_back_typed() -> None:
+    from evals.metrics import AnswerScore, build_scores
+    from evals.scores import QuestionScore, Scores
+
+    rows = []
+    for qid, recall in (("a", 1.0), ("b", 0.5), ("c", None)):
+        s = AnswerScore(question_id=qid, risk_tier="critical", tags=[], status="answered")
+        s.values = {"error_rate": 0.0, "key_fact_recall": recall}
+        rows.append(s)
+    doc = build_scores(rows).to_json()
+    assert doc["metrics"]["key_fact_recall"]["value"] == pytest.approx(0.75) and doc["metrics"]["key_fact_recall"]["n"] == 2
+    assert doc["by_tier"]["critical"]["key_fact_recall"] == doc["by_tier"]["critical"]["metrics"]["key_fact_recall"]
+    back = Scores.model_validate(json.loads(json.dumps(doc)))
+    assert back.metric("key_fact_recall", "critical").value == pytest.approx(0.75)
+    row = QuestionScore.model_validate(rows[1].to_json())
+    assert row.value("key_fact_recall") == 0.5 and row.value("citation_validity") is None

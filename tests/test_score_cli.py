@@ -55,9 +55,11 @@ def test_faults_backend_records_what_it_changed(tmp_path):
     assert q1["claims"][0]["evidence_ids"] == []
     assert answers["q3"]["raw"]["faults_not_applicable"] == ["unsafe_link", "uncited_claim"]  # abstained
     result = runner.invoke(app, ["score", str(run), "--judge", "none", "--format", "json"])
-    # the uncited claim's "12" has no cited evidence left; q2 abstained though gold says answerable
-    assert json.loads(result.stdout)["findings"] == {"CLAIM_UNCITED": 1, "LINK_UNSAFE_SCHEME": 1,
-                                                     "NUMBER_UNSUPPORTED": 1, "UNNEEDED_ABSTENTION": 1}
+    # the uncited claim's "12" has no cited evidence left; q2 abstained though gold says answerable;
+    # with its only marker gone, no valid marker reaches q1's gold evidence
+    assert json.loads(result.stdout)["findings"] == {"CLAIM_UNCITED": 1, "GOLD_EVIDENCE_NOT_CITED": 1,
+                                                     "LINK_UNSAFE_SCHEME": 1, "NUMBER_UNSUPPORTED": 1,
+                                                     "UNNEEDED_ABSTENTION": 1}
 
 
 def _replay(tmp_path):

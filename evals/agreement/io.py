@@ -22,6 +22,7 @@ from ..data.jsonl import (
 from ..data.models import JUDGMENT_VALUES, Judgment, JudgmentField
 from ..errors import CitevalError, DataError, UsageError
 from ..precedence import ADJUDICATED, FIELD_GRAIN, UnitKey, grain_problem, latest_by_source, unit_key
+from ..atomic import require_complete_score
 from ..runfolder import AGREEMENT, JUDGMENTS, MANIFEST, RunFolder, read_judgments, recorded, recorded_run_id
 from .report import AgreementReport, Context, compute_agreement
 from .stats import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -43,6 +44,7 @@ def locate(target: Path | str) -> tuple[Path, Path | None]:
         judgments = path / JUDGMENTS_FILE
         if not judgments.is_file():
             raise DataError(path, None, f"no {JUDGMENTS_FILE} in this folder (is it a run folder?)")
+        require_complete_score(path)  # not the labels of a `score` killed halfway (evals.atomic)
         return judgments, path
     if not path.exists():
         raise DataError(path, None, "file not found")

@@ -284,6 +284,12 @@ def _get(obj: Any, name: str) -> Any:
     return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
 
 
+def _require_forward(start: Any, end: Any, what: str) -> None:
+    """A citation whose end comes before its start is malformed, not an empty span."""
+    if isinstance(start, int) and isinstance(end, int) and (start < 0 or end < start):
+        raise AnthropicFormatError(f"citation end_{what} {end} is before start_{what} {start}")
+
+
 def clean_cited_text(text: str) -> str:
     """PDF cited_text: U+0002 (hyphenation) removed, CR LF read as LF (DESIGN 6)."""
     return text.replace("\x02", "").replace("\r\n", "\n").replace("\r", "\n")
@@ -493,6 +499,7 @@ class _Resolver:
                                   "document_id": ref.document_id or chunk.document_id,
                                   "version_id": chunk.version_id, "text": text}
         start, end = _get(citation, "start_char_index"), _get(citation, "end_char_index")
+        _require_forward(start, end, "char_index")
         if kind == "char_location" and isinstance(start, int) and isinstance(end, int) and chunk.char_start is not None:
             lead, trail = _edge_whitespace(raw_text)
             fields["char_start"] = chunk.char_start + start + lead
@@ -506,6 +513,7 @@ class _Resolver:
         """Blocks start_block_index … end_block_index − 1 of documents[i].chunk_ids."""
         chunk_ids = ref.chunk_ids or []
         start, end = _get(citation, "start_block_index"), _get(citation, "end_block_index")
+        _require_forward(start, end, "block_index")
         if not isinstance(start, int) or not isinstance(end, int) or not 0 <= start < len(chunk_ids):
             return self._unresolved(kind, text, f"blocks {start}–{end} are outside {where}.chunk_ids "
                                     f"({len(chunk_ids)} chunks)", document_id=ref.document_id, quoted=True)
@@ -532,6 +540,7 @@ class _Resolver:
                raw_text: str) -> list[tuple[dict[str, Any], bool]]:
         """Offsets into the edition's full text, trimmed of the whitespace the API includes."""
         start, end = _get(citation, "start_char_index"), _get(citation, "end_char_index")
+        _require_forward(start, end, "char_index")
         text = clean_cited_text(raw_text).strip()
         if not isinstance(start, int) or not isinstance(end, int):
             return self._unresolved("char_location", text, "char_location without start/end_char_index",

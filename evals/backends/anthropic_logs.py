@@ -90,6 +90,11 @@ def log_files(paths: Iterable[Path | str]) -> list[Path]:
 
 
 def _shape(obj: dict[str, Any]) -> str | None:
+    # a line that says what it is but holds the wrong type is malformed, not some other log line
+    if "events" in obj and not isinstance(obj["events"], list):
+        raise AnthropicFormatError("events must be a list of stream events")
+    if obj.get("type") == "message" and not isinstance(obj.get("content"), list):
+        raise AnthropicFormatError("content must be a list of blocks")
     if isinstance(obj.get("events"), list):
         return "events"
     if isinstance(obj.get("content"), list):
@@ -174,7 +179,10 @@ def import_anthropic_logs(
     for path in files:
         for lineno, obj in iter_json_lines(path):
             entry = LogLine(source=f"{path}:{lineno}")
-            shape = _shape(obj)
+            try:
+                shape = _shape(obj)
+            except AnthropicFormatError as exc:
+                raise DataError(path, lineno, f"anthropic log line: {exc}") from None
             if shape is None:
                 entry.reason = "not a Messages response, a stream of events or a text with a citations list"
                 report.unmatched.append(entry)

@@ -106,6 +106,26 @@ def load_jsonl(path: Path | str, model: type[M]) -> list[M]:
     return [record for _, record in read_jsonl(path, model)]
 
 
+def read_json(path: Path | str, missing: str = "file not found") -> Any:
+    """One JSON document; a missing file or broken JSON is a DataError naming the file (and the
+    line of broken JSON)."""
+    path = Path(path)
+    if not path.exists():
+        raise DataError(path, None, missing)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DataError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
+
+
+def read_json_object(path: Path | str, missing: str = "file not found") -> dict[str, Any]:
+    """One JSON document holding an object (manifest.json, scores.json …); anything else is a DataError."""
+    doc = read_json(path, missing)
+    if not isinstance(doc, dict):
+        raise DataError(path, None, "expected a JSON object")
+    return doc
+
+
 def dump_line(record: BaseModel | dict[str, Any]) -> str:
     if isinstance(record, BaseModel):
         return record.model_dump_json(exclude_none=True, by_alias=True) + "\n"

@@ -9,9 +9,10 @@ from datetime import date, datetime, timezone
 from enum import Enum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, field_validator, model_validator
 
 RISK_TIERS = ("reference", "policy", "critical")
+TIERS_BY_RISK = ("critical", "policy", "reference")  # most at stake first: the order of every table
 
 
 def parse_time(value: Any) -> Any:
@@ -28,6 +29,9 @@ def parse_time(value: Any) -> Any:
             dt = datetime.fromisoformat(text)
         except ValueError as exc:
             raise ValueError(f"not an ISO 8601 time: {value!r}") from exc
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        # pydantic would read a number as Unix seconds; DESIGN 2 asks for ISO 8601 text
+        raise ValueError(f"not an ISO 8601 time: {value!r} (write it as text, e.g. \"2025-03-01T12:00:00Z\")")
     else:
         return value  # let pydantic report the wrong type
     return dt if dt.tzinfo is not None else dt.replace(tzinfo=timezone.utc)
@@ -44,6 +48,15 @@ class Record(BaseModel):
     """Base of every contract record: unknown fields are kept, assignment is validated."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+def _range_problem(record: Any, start: str, end: str) -> None:
+    """A (start, end) pair of fields must not run backwards or start below 0."""
+    first, last = getattr(record, start), getattr(record, end)
+    if first is not None and first < 0:
+        raise ValueError(f"{start} must not be negative (got {first})")
+    if first is not None and last is not None and last < first:
+        raise ValueError(f"{end} ({last}) is before {start} ({first})")
 
 
 # --- registry (DESIGN 2) -------------------------------------------------------------
@@ -126,6 +139,12 @@ class Chunk(Record):
     char_end: int | None = None
     bbox: list[BBox] | None = None
 
+    @model_validator(mode="after")
+    def _ranges(self) -> Chunk:
+        _range_problem(self, "page_start", "page_end")
+        _range_problem(self, "char_start", "char_end")
+        return self
+
 
 # --- questions (DESIGN 2) ------------------------------------------------------------
 
@@ -142,6 +161,11 @@ class GoldEvidence(Record):
     char_start: int | None = None
     char_end: int | None = None
     quote: str | None = None
+
+    @model_validator(mode="after")
+    def _ranges(self) -> GoldEvidence:
+        _range_problem(self, "char_start", "char_end")
+        return self
 
 
 class Gold(Record):
@@ -189,6 +213,13 @@ class Claim(Record):
     quote: str | None = None
     span: tuple[int, int] | None = None
 
+    @field_validator("span")
+    @classmethod
+    def _forward(cls, value: tuple[int, int] | None) -> tuple[int, int] | None:
+        if value is not None and (value[0] < 0 or value[1] < value[0]):
+            raise ValueError(f"span must be [start, end] with 0 <= start <= end (got {list(value)})")
+        return value
+
 
 class Evidence(Record):
     evidence_id: str
@@ -199,6 +230,11 @@ class Evidence(Record):
     char_start: int | None = None
     char_end: int | None = None
     text: str | None = None
+
+    @model_validator(mode="after")
+    def _ranges(self) -> Evidence:
+        _range_problem(self, "char_start", "char_end")
+        return self
 
 
 class Link(Record):

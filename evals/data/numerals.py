@@ -103,7 +103,6 @@ _ORDINAL_STEMS: tuple[tuple[str, int, bool], ...] = (
     ("четырехсот", 400, False), ("пятисот", 500, False), ("шестисот", 600, False), ("семисот", 700, False),
     ("восьмисот", 800, False), ("девятисот", 900, False), ("тысячн", 1000, False),
 )
-_CLASS_OF = {1: _UNIT, 2: _TEEN, 3: _TEN, 4: _HUNDRED, 5: _MULT}
 
 
 def _ordinal_class(value: int) -> int:
@@ -132,7 +131,7 @@ def _ordinals() -> dict[str, _Entry]:
 # Multiplicative adverbs: "дважды" is "2 раза".
 _MULTIPLICATIVES = {"однократно": 1, "дважды": 2, "двукратно": 2, "трижды": 3, "трехкратно": 3, "четырежды": 4,
                     "четырехкратно": 4, "пятикратно": 5, "десятикратно": 10,
-                    "once": 1, "twice": 2, "thrice": 3}
+                    "twice": 2, "thrice": 3}  # no "once": "once the patient is discharged" is no number
 # English cardinals (no "one": far more often a pronoun than a number).
 _EN = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
        "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
@@ -192,6 +191,7 @@ _COMPOUND_RE = re.compile(
     r"ем|ом|юю|ую|ей|их|ых|ими|ыми|яя|ее|о)$"
 )
 _COMPOUND_UNIT = dict(_COMPOUND_UNITS)
+_COMPOUND_PREFIX = re.compile("|".join(sorted(_COMPOUND_STEMS, key=len, reverse=True)))
 _DIGIT_COMPOUND_RE = re.compile(r"-(" + "|".join(u for u, _ in _COMPOUND_UNITS) + r")\w*")
 
 # "пол" + a unit in the genitive: "полгода" = 6 months, "полчаса" = 30 minutes.
@@ -312,7 +312,13 @@ def _excluded(words: list[tuple[str, int, int]], i: int, entry: _Entry, length: 
 def read_number_words(text: str) -> list[WordNumber]:
     """Every number written in words in text, with its span in text (which may be raw or
     normalized: spans are over the string given)."""
-    words = [(_fold(m.group(0)), m.start(), m.end()) for m in _TOKEN_RE.finditer(text)]
+    low = _fold(text)
+    if len(low) == len(text):  # the usual case: one lower-casing for the whole text
+        words = [(m.group(0), m.start(), m.end()) for m in _TOKEN_RE.finditer(low)]
+    else:  # a character whose lower case is longer ("İ"): fold word by word, spans stay right
+        words = [(_fold(m.group(0)), m.start(), m.end()) for m in _TOKEN_RE.finditer(text)]
+    if not any(w in LEXICON or w in _HALF_UNITS or _COMPOUND_PREFIX.match(w) for w, _, _ in words):
+        return []
     out: list[WordNumber] = []
     unit: str | None
     i = 0
@@ -374,7 +380,7 @@ def _compose(words: list[tuple[str, int, int]], i: int, text: str) -> tuple[Frac
             break
         if entry.kind == "multiplicative":
             break
-        if entry.kind in ("fraction_noun",) or (entry.kind == "ordinal" and n and group and entry.cls <= _TEEN
+        if entry.kind == "fraction_noun" or (entry.kind == "ordinal" and n and group and entry.cls <= _TEEN
                                                  and words[j][0].endswith(("ых", "ая", "ой", "ую", "ым", "ыми"))
                                                  and last_cls <= _TEEN and group < 10):
             # "две трети", "двух третей", "три пятых": numerator then denominator
@@ -428,7 +434,7 @@ def duration(value: str, unit: str | None) -> tuple[str, Fraction] | None:
 
 # A bare unit that is a duration of one ("в течение года", "раз в месяц", "через неделю").
 _BARE_DURATION_RE = re.compile(
-    r"(?<!\w)(?:в течение|течение|раз в|на срок|через|за|в|на|до|сроком на|срок|каждый|каждые|каждую|"
+    r"(?<!\w)(?:в течение|раз в|на срок|сроком на|через|за|в|на|до|каждый|каждые|каждую|"
     r"within|per|a|an|every|each|one)\s+"
     r"(?:(?:календарного|календарный|календарную|полного|полный|calendar|full)\s+)?"
     r"(?P<unit>года|год|месяца|месяц|недели|неделю|суток|сутки|дня|день|часа|час|year|month|week|day|hour)(?!\w)"

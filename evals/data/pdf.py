@@ -8,7 +8,8 @@ at the page's top left (pdfplumber's x0, top, x1, bottom).
 How the text is built:
 - words of a line are joined by one space, lines by a line break; a paragraph break ("\\n\\n")
   where the gap to the next line is clearly larger than the body's line pitch, where the font
-  size changes, and at every page end;
+  size changes, and at a page end, unless the paragraph runs on (the page's last line ends no
+  sentence and the next page starts in lower case): then the chunk spans both pages;
 - a line set in a larger size than the body text is a heading, its level by the rank of its
   size (largest = 1);
 - a page number alone on the first or last line of a page (in its top or bottom tenth) is
@@ -79,6 +80,7 @@ def _lines(words: list[dict[str, Any]]) -> list[_Line]:
     return lines
 
 
+_SENTENCE_END = re.compile(r"[.:;!?…]$")
 _PAGE_NUMBER = re.compile(r"^[\s\-–—]*\d{1,4}[\s\-–—]*$")
 
 
@@ -93,6 +95,16 @@ def _without_page_numbers(lines: list[_Line], height: float) -> list[_Line]:
     if lines and lines[0].bottom < height * 0.1 and is_number(lines[0]):
         lines = lines[1:]
     return lines
+
+
+def _continues(last: _Line, first: _Line, level: int | None, block_level: int | None) -> bool:
+    """A paragraph running over a page break: body text on both sides, the page's last line not
+    ending a sentence and the next page's first line starting in lower case."""
+    if level is not None or block_level is not None or abs(last.size - first.size) >= 0.5:
+        return False
+    ending = str(last.words[-1]["text"]).rstrip()
+    opening = str(first.words[0]["text"])
+    return not _SENTENCE_END.search(ending) and opening[:1].islower()
 
 
 def read_pdf(path: Path | str) -> PdfText:
@@ -156,36 +168,37 @@ def text_from_words(page_words: list[tuple[float, float, list[dict[str, Any]]]])
         parts.append(piece)
         length += len(piece)
 
+    block_start: int | None = None
+    block_level: int | None = None
+    joined_hyphen = False
+    previous: _Line | None = None
+    previous_page = 0
     for page_no, (width, height, lines) in enumerate(raw_pages, start=1):
-        if page_no > 1:
-            put("\n\n")
-        page_start = length
-        block_start: int | None = None
-        block_level: int | None = None
-        joined_hyphen = False
-        for i, line in enumerate(lines):
+        page_start: int | None = None
+        for line in lines:
             level = next((k + 1 for k, s in enumerate(heading_sizes) if abs(round(line.size, 1) - s) < 0.05), None)
-            previous = lines[i - 1] if i else None
-            new_block = (
-                previous is None
-                or level != block_level
-                or abs(line.size - previous.size) >= 0.5
-                or line.top - previous.top > max(body_pitch, line.size) * 1.35
-            )
-            if new_block and block_start is not None:
-                blocks.append(Block(block_start, length, block_level))
-                put("\n\n")
-                block_start = None
-                joined_hyphen = False
-            elif previous is not None and not joined_hyphen:
-                put("\n")
-            joined_hyphen = False
-            if block_start is None:
+            if previous is None:
+                new_block = True
+            elif page_no != previous_page:
+                new_block = not (joined_hyphen or _continues(previous, line, level, block_level))
+            else:
+                new_block = (
+                    level != block_level
+                    or abs(line.size - previous.size) >= 0.5
+                    or line.top - previous.top > max(body_pitch, line.size) * 1.35
+                )
+            if previous is not None:
+                if new_block and block_start is not None:
+                    blocks.append(Block(block_start, length, block_level))
+                put("\n\n" if new_block else ("" if joined_hyphen else "\n"))
+            if page_start is None:
+                page_start = length
+            if new_block:
                 block_start, block_level = length, level
+            joined_hyphen = False
             for w_index, word in enumerate(line.words):
                 token = str(word["text"])
-                last = w_index == len(line.words) - 1
-                if last and token and token[-1] in _HYPHENATION_MARKS and i + 1 < len(lines):
+                if w_index == len(line.words) - 1 and token and token[-1] in _HYPHENATION_MARKS:
                     token, joined_hyphen = token[:-1], True
                 token = token.replace("\u0002", "")
                 if w_index:
@@ -197,9 +210,10 @@ def text_from_words(page_words: list[tuple[float, float, list[dict[str, Any]]]])
                         Box(start, length, page_no, float(word["x0"]), float(word["top"]), float(word["x1"]),
                             float(word["bottom"]))
                     )
-        if block_start is not None:
-            blocks.append(Block(block_start, length, block_level))
-        pages.append(PdfPage(page_no, width, height, page_start, length))
+            previous, previous_page = line, page_no
+        pages.append(PdfPage(page_no, width, height, length if page_start is None else page_start, length))
+    if block_start is not None:
+        blocks.append(Block(block_start, length, block_level))
     text = "".join(parts)
     edition = EditionText(text, blocks, [(p.char_start, p.page) for p in pages], boxes)
     return PdfText(edition, pages)

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import DataError
-from .models import BBox, Chunk
+from .models import BBox, Chunk, Version
 from .registry import Registry
 
 HIGHLIGHT_FILL = (255, 214, 0, 96)  # translucent yellow: the text stays readable under it
@@ -83,3 +83,11 @@ def render_chunk_region(
     if pdf_path is None or first is None:
         return None
     return render_page_region(pdf_path, first, chunk.bbox or (), scale=scale, crop_margin=crop_margin)
+
+
+def page_link(version: Version, page: int | None) -> str | None:
+    """The registry's own link to the edition opened at a page: viewer_url#page=N (the form PDF viewers
+    and citeval's link checks read); None without a viewer_url."""
+    if not version.viewer_url:
+        return None
+    return version.viewer_url if page is None else f"{version.viewer_url}#page={page}"

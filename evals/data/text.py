@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from functools import lru_cache
 
 from . import numerals
 
@@ -387,6 +388,15 @@ def _durations(norm_text: str, mentions: list[NumberMention]) -> set[tuple[str, 
     return found
 
 
+@lru_cache(maxsize=65536)
+def _held(text: str) -> tuple[tuple[tuple[str, str | None], ...], frozenset[tuple[str, Fraction]]]:
+    """(value, unit) of every number of one evidence text, and its exact durations (cached:
+    the same chunk backs many claims)."""
+    norm = normalize(text)
+    mentions = extract_numbers(norm)
+    return tuple((m.value, m.unit) for m in mentions), frozenset(_durations(norm, mentions))
+
+
 def missing_numbers(claim_text: str, evidence_texts: Sequence[str], strict_units: bool = False) -> list[str]:
     """Values of the claim's numbers that no evidence text holds, the evidence read as one union
     (a claim backed by two citations together is backed). A number is held when some fragment
@@ -396,23 +406,19 @@ def missing_numbers(claim_text: str, evidence_texts: Sequence[str], strict_units
     evidence states a duration of the same kind (months, days, minutes)."""
     claim_norm = normalize(claim_text)
     claim = extract_numbers(claim_norm)
-    evidence_mentions: list[NumberMention] = []
+    units_of: dict[str, set[str | None]] = {}
     evidence_durations: set[tuple[str, Fraction]] = set()
     for text in evidence_texts:
-        norm = normalize(text)
-        mentions = extract_numbers(norm)
-        evidence_mentions.extend(mentions)
-        evidence_durations |= _durations(norm, mentions)
-    units_of: dict[str, set[str | None]] = {}
-    for m in evidence_mentions:
-        units_of.setdefault(m.value, set()).add(m.unit)
+        values, durations = _held(text)
+        for value, unit in values:
+            units_of.setdefault(value, set()).add(unit)
+        evidence_durations |= durations
     missing: list[str] = []
     for m in claim:
         held_duration = (d := mention_duration(m)) is not None and d in evidence_durations
         units = units_of.get(m.value)
         held_value = units is not None and (
-            not strict_units or m.unit is None or None in units or m.unit in units
-            or m.kind == "ordinal"
+            not strict_units or m.unit is None or None in units or m.unit in units or m.kind == "ordinal"
         )
         if not (held_value or held_duration) and m.value not in missing:
             missing.append(m.value)

@@ -363,6 +363,7 @@ def _check_questions(
     chunks_by_version: dict[str, list[Chunk]] = {}
     for _, chunk in chunks.values():
         chunks_by_version.setdefault(chunk.version_id, []).append(chunk)
+    normalized: dict[str, list[tuple[str, Chunk]]] = {}
     seen: dict[str, int] = {}
     out: list[Question] = []
     for lineno, question in read_questions(path, on_error=problems.append):
@@ -410,17 +411,25 @@ def _check_questions(
                     )
                 )
             if ev.quote:
-                _check_gold_quote(
-                    path, lineno, where, ev.quote, ev.page, chunks_by_version.get(ev.version_id, []), problems
-                )
+                if ev.version_id not in normalized:  # each edition's chunks normalized once, not once per quote
+                    edition = chunks_by_version.get(ev.version_id, [])
+                    normalized[ev.version_id] = [(normalize(c.text), c) for c in edition]
+                _check_gold_quote(path, lineno, where, ev.quote, ev.page, normalized[ev.version_id], problems)
     return out
 
 
 def _check_gold_quote(
-    path: Path, lineno: int, where: str, quote: str, page: int | None, chunks: list[Chunk], problems: list[DataError]
+    path: Path,
+    lineno: int,
+    where: str,
+    quote: str,
+    page: int | None,
+    chunks: list[tuple[str, Chunk]],
+    problems: list[DataError],
 ) -> None:
+    """`chunks`: the edition's chunks, each with its normalized text."""
     needle = normalize(quote)
-    holders = [c for c in chunks if needle in normalize(c.text)]
+    holders = [c for text, c in chunks if needle in text]
     if not holders:
         problems.append(
             DataError(path, lineno, "gold quote does not occur in any chunk of its edition", where + ".quote")

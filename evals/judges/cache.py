@@ -1,15 +1,33 @@
 """A JSONL cache of LLM verdicts, kept in the folder the caller passes (the run folder), so
 re-scoring a run costs nothing. Append-only: a killed run keeps every verdict already written;
-a half-written last line is ignored on load. Only verdicts are cached, never failures, and
-never the API key (it is not part of the key either)."""
+a half-written last line is ignored. Only verdicts are cached, never failures, and never the
+API key (it is not part of the key either).
+
+Sized for production logs (365,000 answers × 5 claims is about 1.8 million verdicts, ~0.5 GB
+of JSON): the entries are never all loaded. On the first lookup one pass over the file keeps,
+per line, a 64-bit hash of its key and its byte offset (16 bytes a line, numpy arrays); a
+lookup reads and checks just the line(s) with that hash, the later line winning as before.
+Verdicts written by this process stay at hand in a bounded map (the latest RECENT of them).
+Each verdict is appended in one `write` on a file opened with O_APPEND, so several scoring
+processes can share one cache file without interleaving lines.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import re
+from array import array
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+
+# verdicts written by this process kept in memory (a unit judged twice in one run is a cache hit)
+RECENT = 65_536
+_LEADING_KEY = re.compile(rb'\A\{"key":\s*"([^"\\]*)"')
 
 
 def cache_key(model: str, prompt_version: str, claim: str, evidence: list[str], question: str | None) -> str:
@@ -17,31 +35,100 @@ def cache_key(model: str, prompt_version: str, claim: str, evidence: list[str], 
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
+def _entry(line: bytes) -> dict[str, Any] | None:
+    try:
+        entry = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None  # a line cut short by a kill
+    return entry if isinstance(entry, dict) and isinstance(entry.get("key"), str) else None
+
+
 class VerdictCache:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self._entries: dict[str, dict[str, Any]] = {}
+        self._hashes: np.ndarray | None = None  # sorted key hashes of the file's lines, built on first use
+        self._offsets: np.ndarray = np.empty(0, dtype=np.int64)
+        self._distinct = 0
+        self._recent: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._reader: Any = None
+
+    def _index(self) -> np.ndarray:
+        """One pass over the file: (hash of key, offset) per complete line, sorted by hash."""
+        if self._hashes is not None:
+            return self._hashes
+        hashes: array[int] = array("q")
+        offsets: array[int] = array("q")
         if self.path.exists():
-            with open(self.path, encoding="utf-8") as handle:
+            with open(self.path, "rb") as handle:
+                offset = 0
                 for line in handle:
-                    try:
-                        entry = json.loads(line)
-                    except json.JSONDecodeError:
-                        continue  # a line cut short by a kill
-                    if isinstance(entry, dict) and isinstance(entry.get("key"), str):
-                        self._entries[entry["key"]] = entry
+                    if line.endswith(b"\n"):
+                        found = _LEADING_KEY.match(line)
+                        key: str | None
+                        if found is not None:
+                            key = found.group(1).decode("utf-8", "replace")
+                        else:
+                            entry = _entry(line)
+                            key = entry["key"] if entry is not None else None
+                        if key is not None:
+                            hashes.append(hash(key))
+                            offsets.append(offset)
+                    offset += len(line)
+        h = np.frombuffer(hashes, dtype=np.int64) if hashes else np.empty(0, dtype=np.int64)
+        order = np.argsort(h, kind="stable")  # equal hashes keep file order
+        self._hashes, self._offsets = h[order], (np.frombuffer(offsets, dtype=np.int64)[order] if hashes else h)
+        self._distinct = int(len(np.unique(self._hashes)))
+        return self._hashes
 
     def __len__(self) -> int:
-        return len(self._entries)
+        """Distinct keys in the file when it was indexed, plus the verdicts written since."""
+        self._index()
+        return self._distinct + len(self._recent)
+
+    def _read_at(self, offset: int) -> dict[str, Any] | None:
+        if self._reader is None:
+            self._reader = open(self.path, "rb")
+        self._reader.seek(offset)
+        return _entry(self._reader.readline())
 
     def get(self, key: str) -> dict[str, Any] | None:
-        return self._entries.get(key)
+        hit = self._recent.get(key)
+        if hit is not None:
+            return hit
+        hashes = self._index()
+        wanted = hash(key)
+        lo, hi = np.searchsorted(hashes, wanted, "left"), np.searchsorted(hashes, wanted, "right")
+        for at in range(int(hi) - 1, int(lo) - 1, -1):  # the later line wins
+            entry = self._read_at(int(self._offsets[at]))
+            if entry is not None and entry["key"] == key:
+                return entry
+        return None
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
         record = {"key": key, **entry}
-        self._entries[key] = record
+        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            written = os.write(fd, data)  # one write: lines of concurrent scorers never interleave
+            while written < len(data):  # a regular file takes it whole; this is for the odd filesystem
+                written += os.write(fd, data[written:])
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        self._recent[key] = record
+        self._recent.move_to_end(key)
+        if len(self._recent) > RECENT:
+            self._recent.popitem(last=False)
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A copy sent to a worker process indexes the file itself."""
+        return {"path": self.path}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["path"])  # type: ignore[misc]

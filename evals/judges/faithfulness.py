@@ -39,7 +39,12 @@ class FaithfulnessResult:
 
 
 def _import_ragas() -> tuple[Any, Any]:
-    os.environ["RAGAS_DO_NOT_TRACK"] = "true"  # before the import: ragas phones home otherwise
+    # Before the import: ragas phones home, and its Hugging Face dependencies look for hub
+    # updates, unless told not to. Set here, not at import of evals, so citeval leaves the
+    # environment of a program that imports it alone.
+    os.environ["RAGAS_DO_NOT_TRACK"] = "true"
+    for name, value in (("DO_NOT_TRACK", "1"), ("HF_HUB_OFFLINE", "1"), ("HF_DATASETS_OFFLINE", "1")):
+        os.environ.setdefault(name, value)
     # instructor logs each failed attempt at ERROR; with no logging configured Python would
     # print that to stderr. A failure is reported in the result's reason instead.
     logging.getLogger("instructor").addHandler(logging.NullHandler())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ..data import numerals
@@ -112,24 +113,28 @@ def number_word(word: str) -> str | None:
 def token_stream(norm_text: str) -> list[str]:
     """Every token in order, for n-gram matching: stems of words (stopwords kept, they carry the
     word order), number words as digits, digit runs as they are."""
-    out = []
-    for token in _TOKEN.findall(norm_text):
-        if token.isdigit():
-            out.append(token)
-        else:
-            out.append(number_word(token) or stem(token))
-    return out
+    return list(_token_stream(norm_text))
+
+
+@lru_cache(maxsize=65536)
+def _token_stream(norm_text: str) -> tuple[str, ...]:
+    return tuple(token if token.isdigit() else number_word(token) or stem(token) for token in _TOKEN.findall(norm_text))
 
 
 def word_numbers(norm_text: str) -> set[str]:
     """Numbers written as words ("шести", "тридцати пяти", "twice"), as canonical values."""
+    return set(_word_numbers(norm_text))
+
+
+@lru_cache(maxsize=65536)
+def _word_numbers(norm_text: str) -> frozenset[str]:
     found = {m.value for m in extract_numbers(norm_text) if m.written == "words"}
     for word in words(norm_text):
         if word in _RU_NUMBER_WORDS:
             found.add(_RU_NUMBER_WORDS[word])
         elif word in _EN_NUMBER_WORDS:
             found.add(_EN_NUMBER_WORDS[word])
-    return found
+    return frozenset(found)
 
 
 @dataclass(frozen=True)
@@ -147,7 +152,8 @@ _AFTER_UPPER_RE = re.compile(r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:и|или)\s+(?:мл
                              r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:or|and)\s+(?:younger|less|fewer|below|under)(?!\w)")
 
 
-def number_cues(norm_text: str) -> list[NumberCue]:
+@lru_cache(maxsize=65536)
+def number_cues(norm_text: str) -> tuple[NumberCue, ...]:
     """Numbers with their bound: "не реже 1 раза в 6 месяцев" → 1 (lower), 6 (lower);
     "16 лет и старше" → 16 (lower)."""
     cues = []
@@ -166,7 +172,7 @@ def number_cues(norm_text: str) -> list[NumberCue]:
         elif _AFTER_UPPER_RE.match(after):
             bound = "upper"
         cues.append(NumberCue(mention.value, bound))
-    return cues
+    return tuple(cues)
 
 
 def negation_count(norm_text: str) -> int:
@@ -232,12 +238,17 @@ def number_values(norm_text: str, codes: bool = True, spoken: bool = True) -> se
     """Canonical values of the numbers and dates (see data.text; spoken=False: digits only).
     codes=False leaves out digits glued to a preceding letter ("C3", "BiVO4", "Ka-27"): names,
     not quantities."""
-    return {
+    return set(_number_values(norm_text, codes, spoken))
+
+
+@lru_cache(maxsize=65536)
+def _number_values(norm_text: str, codes: bool, spoken: bool) -> frozenset[str]:
+    return frozenset(
         m.value
         for m in extract_numbers(norm_text, words=spoken)
         if codes or m.start == 0 or not (norm_text[m.start - 1].isalpha() or norm_text[m.start - 1] == "-"
                                         and m.start > 1 and norm_text[m.start - 2].isalpha())
-    }
+    )
 
 
 def has_must(norm_text: str) -> bool:
@@ -299,13 +310,21 @@ def match_keys(word: str) -> tuple[str, ...]:
 
 def content_words(norm_text: str) -> list[str]:
     """Content words in order (stopwords, bound phrases, cue words and number words removed)."""
+    return list(_content_words(norm_text))
+
+
+@lru_cache(maxsize=65536)
+def _content_words(norm_text: str) -> tuple[str, ...]:
     masked = _BOUND_RE.sub(" ", norm_text)
-    return [w for w in words(masked) if not (is_stopword(w) or w in _NEGATION or w in _MUST or w in _MAY
-                                             or w in numerals.LEXICON or w in _CUE_WORDS or numerals.is_unit_word(w))]
+    return tuple(w for w in words(masked) if not (is_stopword(w) or w in _NEGATION or w in _MUST or w in _MAY
+                                                  or w in numerals.LEXICON or w in _CUE_WORDS
+                                                  or numerals.is_unit_word(w)))
 
 
-def key_set(norm_text: str) -> set[str]:
-    return {k for w in words(norm_text) for k in match_keys(w)}
+@lru_cache(maxsize=65536)
+def key_set(norm_text: str) -> frozenset[str]:
+    """Every match key of every word of text."""
+    return frozenset(k for w in words(norm_text) for k in match_keys(w))
 
 
 # Modality: who must, may or must not. Prohibitions are read first and masked, so the
@@ -325,7 +344,8 @@ _PERMIT_RU = re.compile(
 )
 
 
-def modalities(norm_text: str) -> set[str]:
+@lru_cache(maxsize=65536)
+def modalities(norm_text: str) -> frozenset[str]:
     """"oblige" (обязан, должен, подлежит), "permit" (вправе, может, допускается, по своему
     усмотрению, не обязан) and "prohibit" (запрещается, не допускается, нельзя, не вправе) in text."""
     found = set()
@@ -337,7 +357,7 @@ def modalities(norm_text: str) -> set[str]:
         found.add("permit")
     if _OBLIGE_RU.search(_PERMIT_RU.sub(" ", rest)):
         found.add("oblige")
-    return found
+    return frozenset(found)
 
 
 _MODAL_NAMES = {"oblige": "an obligation", "permit": "a permission", "prohibit": "a prohibition"}
@@ -403,18 +423,21 @@ def _covers(held: str, said: str) -> bool:
 _SPHERE = re.compile(r"\s+в (?:сфере|области)\s+([^\W\d_]+)(?:[\s-]+([^\W\d_]+))?")
 
 
-def actors(norm_text: str) -> set[str]:
+@lru_cache(maxsize=65536)
+def actors(norm_text: str) -> frozenset[str]:
     """The actors a regulation sentence names (врач, медицинская сестра, работодатель, суд …);
     a body named by its sphere keeps it ("государственный орган в сфере санитарн эпидемиологическ")."""
     found = set()
     norm_text = _COORDINATED.sub(r"\1 \3 и \2 \3", norm_text)
     for name, pattern in _ACTOR_RES:
-        for match in pattern.finditer(norm_text):
+        matches = list(pattern.finditer(norm_text))
+        for match in matches:
             sphere = _SPHERE.match(norm_text, match.end()) if name.endswith("орган") else None
             words_ = [w for w in (sphere.groups() if sphere else ()) if w]
             found.add(name + (" в сфере " + " ".join(stem(w) for w in words_) if words_ else ""))
-        norm_text = pattern.sub(" ", norm_text)
-    return found
+        if matches:
+            norm_text = pattern.sub(" ", norm_text)
+    return frozenset(found)
 
 
 def actor_conflict(claim: str, evidence: str) -> str | None:
@@ -519,7 +542,8 @@ _POLARITY_TOKEN = re.compile(r"[^\W\d_]+|[,.;:!?()\-—]")
 NEAR = 2  # content words either side of a negation that it may govern in a paraphrase
 
 
-def polarity_sequence_ru(norm_text: str) -> list[tuple[str, bool, bool]]:
+@lru_cache(maxsize=65536)
+def polarity_sequence_ru(norm_text: str) -> tuple[tuple[str, bool, bool], ...]:
     """(stem, negated, near) per content word. negated: the first content word after a
     negation ("не", "без", "отсутствие", "нельзя") within three words, or the word before a
     predicate "нет" ("потенциала нет,"); near: within NEAR content words of any negation (a
@@ -551,7 +575,7 @@ def polarity_sequence_ru(norm_text: str) -> list[tuple[str, bool, bool]]:
     for at in negation_at:
         for j in range(max(0, at - NEAR), min(len(out), at + NEAR + 1)):
             out[j][2] = True
-    return [(s, n, near) for s, n, near, _ in out]
+    return tuple((s, n, near) for s, n, near, _ in out)
 
 
 def negated_words_ru(norm_text: str) -> list[str]:
@@ -568,7 +592,7 @@ def polarity_flips_ru(claim: str, evidence: str) -> list[str]:
     same context (the same neighbouring content word)."""
     sides = (polarity_sequence_ru(claim), polarity_sequence_ru(evidence))
 
-    def contexts(seq: list[tuple[str, bool, bool]], want: str) -> set[tuple[str, str, str]]:
+    def contexts(seq: tuple[tuple[str, bool, bool], ...], want: str) -> set[tuple[str, str, str]]:
         found = set()
         for i, (stem_, negated, near) in enumerate(seq):
             if (want == "negated" and not negated) or (want == "clear" and (negated or near)):
@@ -581,7 +605,8 @@ def polarity_flips_ru(claim: str, evidence: str) -> list[str]:
 
     flips = []
     for name, (this, other) in (("claim", sides), ("evidence", sides[::-1])):
-        clash = contexts(this, "negated") & contexts(other, "clear")
+        # a context the other side also negates is no flip ("с предварительным …, без предварительного …")
+        clash = contexts(this, "negated") & contexts(other, "clear") - contexts(other, "negated")
         for where, a, b in sorted(clash):
             word = b if where == "prev" else a
             flip = f"{name} negates '{word}', the other does not"
@@ -605,16 +630,21 @@ _CLAIM_CONDITION_RE = re.compile(
 
 
 def dropped_condition(claim: str, evidence: str) -> str | None:
-    """A condition of the evidence none of whose next two content words the claim holds, in a
-    claim that states no condition of its own (a claim with "если"/"когда" is taken to keep it
+    """A condition of the evidence none of whose next two content words, nor its numbers, the
+    claim holds, in a claim that states no condition of its own (a claim with "если"/"когда" is taken to keep it
     in other words)."""
     if _CLAIM_CONDITION_RE.search(claim):
         return None
     claim_keys = key_set(claim)
+    claim_numbers = {m.value for m in extract_numbers(claim)}
     for found in _CONDITION_RE.finditer(evidence):
-        following = content_words(evidence[found.end() : found.end() + 80])[:2]
-        if following and not any(k in claim_keys for w in following for k in match_keys(w)):
-            return f"claim drops the condition '{found.group(0)} {' '.join(following)}'"
+        span = evidence[found.end() : found.end() + 80]
+        following = content_words(span)[:2]
+        if not following or any(k in claim_keys for w in following for k in match_keys(w)):
+            continue
+        if claim_numbers & {m.value for m in extract_numbers(span)}:
+            continue  # "при не менее 80 %" keeps "если работник дал не менее 80 %"
+        return f"claim drops the condition '{found.group(0)} {' '.join(following)}'"
     return None
 
 
@@ -638,32 +668,33 @@ def negation_unheld(claim: str, evidence: str) -> str | None:
 def prefix_antonyms(claim: str, evidence: str) -> str | None:
     """A word and its negative-prefixed antonym on the two sides: "бесплатно" against "на
     платной основе", "несовершеннолетние" against "совершеннолетние"."""
-    claim_seq, evidence_seq = words(claim), words(evidence)
-
-    def plain_stems(seq: list[str]) -> set[str]:
-        """Stems of the words no negation stands just before ("не сформировавшиеся" is not plain)."""
-        return {stem(w) for i, w in enumerate(seq) if not any(p in _RU_NEGATORS for p in seq[max(0, i - 2) : i])}
-
-    claim_stems, evidence_stems = {stem(w) for w in claim_seq}, {stem(w) for w in evidence_seq}
-    for name, side, other_plain, other_all, own in (
-        ("claim", claim_seq, plain_stems(evidence_seq), evidence_stems, claim_stems),
-        ("evidence", evidence_seq, plain_stems(claim_seq), claim_stems, evidence_stems),
-    ):
-        for word in sorted(set(side)):
-            match = _NEGATIVE_PREFIX.match(word)
-            if match is None or len(match.group(2)) < 5 or stem(word) in other_all:
+    for name, this, other in (("claim", claim, evidence), ("evidence", evidence, claim)):
+        own_stems = _side_stems(this)[0]
+        other_stems, other_plain, other_negated = _side_stems(other)
+        for word in _prefixed(this):
+            base = stem(word[3:] if word.startswith(("бес", "без")) else word[2:])
+            if stem(word) in other_stems or base not in other_plain or base in own_stems or base in other_negated:
                 continue
-            base = stem(match.group(2))
-            if base in other_plain and base not in own and not _has_negated(other_all, base, name, claim_seq,
-                                                                             evidence_seq):
-                return f"{name} says '{word}', the other side its opposite"
+            return f"{name} says '{word}', the other side its opposite"
     return None
 
 
-def _has_negated(_: set[str], base: str, name: str, claim_seq: list[str], evidence_seq: list[str]) -> bool:
-    """The other side also negates the base word somewhere ("без уважительной причины")."""
-    seq = evidence_seq if name == "claim" else claim_seq
-    return any(stem(w) == base and any(p in _RU_NEGATORS for p in seq[max(0, i - 2) : i]) for i, w in enumerate(seq))
+@lru_cache(maxsize=65536)
+def _prefixed(norm_text: str) -> tuple[str, ...]:
+    """Words with a negative prefix ("бес-", "без-", "не-") and at least five letters after it."""
+    return tuple(sorted({w for w in words(norm_text) if (m := _NEGATIVE_PREFIX.match(w)) and len(m.group(2)) >= 5}))
+
+
+@lru_cache(maxsize=65536)
+def _side_stems(norm_text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(every stem, stems with no negation just before, stems with one): "без уважительной
+    причины" puts причин in the last."""
+    seq = words(norm_text)
+    plain: set[str] = set()
+    negated: set[str] = set()
+    for i, w in enumerate(seq):
+        (negated if any(p in _RU_NEGATORS for p in seq[max(0, i - 2) : i]) else plain).add(stem(w))
+    return frozenset(stem(w) for w in seq), frozenset(plain), frozenset(negated)
 
 
 _NEGATIVE_PREFIX = re.compile(r"^(бес|без|не)([^\W\d_]+)$")

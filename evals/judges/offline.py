@@ -19,21 +19,23 @@ How it decides (each step says why in its reason):
 4. Below the threshold: partial when at least half the claim's content words occur in the
    evidence, else unsupported.
 
-Russian claims (more Cyrillic than Latin letters) get the regulation rules on top, each with
-its reason, all read against the union of the cited fragments (a claim backed by two
-citations together is backed):
+Russian claims (more Cyrillic than Latin letters) are read by the regulation rules instead of
+steps 2–4, each with its reason, all against the union of the cited fragments (a claim
+backed by two citations together is backed):
 - numbers by value, in digits or words, with their time unit and exact equivalences
   (data.text.missing_numbers, strict on units: "12 недель" is not "12 месяцев");
 - bounds: "не реже"/"не чаще", "не более"/"не менее", "до"/"после"/"не раньше", "от … до",
   "16 лет и старше";
-- negation in context (the answer's leading "Да,"/"Нет," is not one);
+- negation in context (the answer's leading "Да,"/"Нет," is not one), a negated word the
+  fragment affirms, "бесплатно" against "на платной основе";
 - modality: an obligation, a permission and a prohibition are three different rules;
 - the actor: the claim names someone the fragment does not, while the fragment names another;
 - a cause ("потому что", "поскольку", "в связи с") the fragment does not state;
   all of these make the claim unsupported;
-- partial: an exception ("за исключением", "кроме") or restriction ("только") the claim drops,
-  a quantifier ("любой", "всегда") it adds, or content words the fragment does not hold
-  (Snowball stems; pymorphy3 lemmas measured no better, bench/judge_ru.py --lemmas).
+- partial: an exception ("за исключением", "кроме"), restriction ("только") or condition
+  ("при наличии …") the claim drops, a quantifier ("любой", "всегда") it adds, or content
+  words the fragment does not hold (Snowball stems; pymorphy3 lemmas measured no better,
+  bench/judge_ru.py --lemmas).
 Content coverage below RU_PARAMS.partial_coverage is unsupported (on the topic, not stating
 the claim). The two coverage floors are the learned numbers (bench/judge_ru.py, fitted on
 the dev pairs, cross-validated by source article).
@@ -44,6 +46,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from ..data.text import missing_numbers, split_sentences
 from . import lexicon as lx
@@ -201,14 +204,19 @@ def extract_features(item: JudgeInput) -> OfflineFeatures | None:
 
 
 def _sentences(texts: Sequence[str]) -> list[str]:
-    """The fragments' sentences in order, prepared, with the answer particle left alone."""
-    out = []
-    for text in texts:
-        for sentence in split_sentences(text):
-            norm = lx.expand_abbreviations(lx.prepare(sentence.text))
-            if norm:
-                out.append(norm)
-    return out
+    """The fragments' sentences in order, prepared (each text once: a chunk backs many claims)."""
+    return [sentence for text in texts for sentence in _text_sentences(text)]
+
+
+@lru_cache(maxsize=16384)
+def _text_sentences(text: str) -> tuple[str, ...]:
+    prepared = (lx.expand_abbreviations(lx.prepare(s.text)) for s in split_sentences(text))
+    return tuple(norm for norm in prepared if norm)
+
+
+@lru_cache(maxsize=65536)
+def _stem_set(norm_text: str) -> frozenset[str]:
+    return frozenset(lx.content_stems(norm_text))
 
 
 def _context(sentences: list[str], shares: list[float], floor: float) -> list[str]:
@@ -238,7 +246,7 @@ def _russian_features(claim_raw: str, texts: list[str]) -> OfflineFeatures | Non
     missing_words = tuple(w for w in content if not any(k in evidence_keys for k in lx.match_keys(w)))
     claim_stems = {lx.stem(w) for w in lx.content_words(claim)}
     # the sentences the cues are compared with: those about the claim, else the best one
-    stems_of = [set(lx.content_stems(s)) for s in sentences]
+    stems_of = [_stem_set(s) for s in sentences]
     shares = [len(claim_stems & st) / len(claim_stems) if claim_stems else 0.0 for st in stems_of]
     best = max(range(len(sentences)), key=lambda i: shares[i])
     context_sentences = _context(sentences, shares, ALIGN_COVERAGE) or _context(sentences, shares, shares[best])
@@ -260,7 +268,7 @@ def _russian_features(claim_raw: str, texts: list[str]) -> OfflineFeatures | Non
         tokens=len(claim_tokens),
         matched=_bigram_matched(claim_tokens, lx.token_stream(evidence)),
         content=len(content),
-        coverage=(len(content) - len(missing_words)) / len(content) if content else 0.0,
+        coverage=(len(content) - len(missing_words)) / len(content) if content else 1.0,  # nothing left unbacked
         missing_numbers=numbers,
         bound_conflicts=tuple(_bound_conflicts(claim, evidence)),
         negation_flips=tuple(flips),
@@ -321,7 +329,8 @@ def decide_russian(features: OfflineFeatures, params: OfflineParams = RU_PARAMS)
     if features.coverage < params.min_coverage:
         return JudgeResult("partial", round(min(score, 0.4), 4), f"claim adds what the fragment does not hold: {shown}")
     held = f"{features.coverage:.0%} of claim content words held"
-    return JudgeResult("supported", score, f"every number, bound, negation, modality and actor agrees; {held}")
+    why = f"no number, bound, negation, modality, actor or cause disagrees; {held}"
+    return JudgeResult("supported", score, why)
 
 
 def is_supported_russian(features: OfflineFeatures, params: OfflineParams) -> bool:

@@ -51,20 +51,25 @@ def _unit_json(question: str | None, claim: str, evidence: list[str]) -> str:
 
 
 SUPPORT_PROMPT = SupportPrompt(
-    version="support-v1",
+    version="support-v2",
     system=(
         "You check whether cited evidence supports a claim from an answer given by a retrieval-augmented "
         "assistant. The texts are usually Russian regulations and policies. Judge only from the evidence "
         "given, never from your own knowledge. Reply with one JSON object and nothing else."
     ),
     instruction=(
-        "Decide whether the evidence supports the claim.\n"
+        "Decide whether the evidence supports the claim. When several evidence fragments are given, read "
+        "them together: the claim is supported when they support it jointly.\n"
         '- "supported": everything the claim states follows from the evidence, including every number, '
-        "date, deadline, amount and bound (\"не реже\", \"не более\", \"at least\").\n"
-        '- "partial": part of the claim follows from the evidence, and the rest is not contradicted but not '
-        "stated either (also: the claim turns a permission into an obligation, or drops a condition).\n"
-        '- "unsupported": the evidence does not state the claim, or contradicts it (a different number, '
-        "a reversed bound, a negation flipped: \"запрещается\" vs \"разрешается\").\n"
+        "date, deadline, amount and bound (\"не реже\", \"не более\", \"at least\"); numbers written in "
+        "words count as the same numbers (\"двенадцати недель\" = \"12 недель\").\n"
+        '- "partial": the core follows from the evidence but the claim drops a condition or an exception '
+        "(\"за исключением\", \"кроме\", \"только при\"), overgeneralises (\"любой\", \"всегда\"), or "
+        "adds a minor detail the evidence does not state.\n"
+        '- "unsupported": the evidence does not state the claim, or contradicts it: a different number, '
+        "a reversed bound, a negation flipped, a changed modality (an obligation \"обязан\" is not a "
+        "permission \"вправе\", neither is a prohibition \"запрещается\"), a different actor (who must "
+        "do it), or a cause (\"потому что\", \"поскольку\") the evidence does not give.\n"
         '- "cannot_judge": the evidence is empty, unreadable or about something else entirely.\n'
         'Reply as JSON: {"label": ..., "score": <0..1, your confidence that the evidence supports the claim>, '
         '"reason": <one short sentence, in the language of the claim>}.'
@@ -88,6 +93,19 @@ SUPPORT_PROMPT = SupportPrompt(
             evidence=["Работник проходит обязательный медицинский осмотр перед допуском к работе."],
             verdict=Verdict(label="partial", score=0.4,
                             reason="Медосмотр подтверждён, об экзамене в источнике не сказано."),
+        ),
+        Example(
+            claim="Работодатель вправе обеспечить работников средствами индивидуальной защиты.",
+            evidence=["Работодатель обязан обеспечить работников средствами индивидуальной защиты."],
+            verdict=Verdict(label="unsupported", score=0.05,
+                            reason="В источнике это обязанность работодателя, а не его право."),
+        ),
+        Example(
+            claim="Донором может быть гражданин от 18 до 35 лет, обследованный не позднее чем за 30 дней.",
+            evidence=["Донором может быть гражданин в возрасте от восемнадцати до тридцати пяти лет.",
+                      "Обследование донора проводится не позднее чем за тридцать дней до донации."],
+            verdict=Verdict(label="supported", score=0.9,
+                            reason="Возраст подтверждает первый фрагмент, срок обследования — второй."),
         ),
         Example(
             claim="Smoking is allowed in designated areas of the clinic.",

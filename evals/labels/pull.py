@@ -13,7 +13,6 @@ From a Label Studio JSON export (fetched from the server or read from a file):
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..data.jsonl import JsonlAppender
+from ..data.jsonl import JsonlAppender, read_json
 from ..data.models import Judgment, parse_time
 from ..errors import DataError
 from ..precedence import winners
@@ -106,12 +105,7 @@ class PullReport:
 
 def read_export(path: Path | str) -> list[dict[str, Any]]:
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(path, None, "file not found") from None
-    except json.JSONDecodeError as exc:
-        raise DataError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    data = read_json(path)
     if not isinstance(data, list) or not all(isinstance(t, dict) for t in data):
         raise DataError(path, None, "expected a Label Studio JSON export: a list of tasks")
     return data

@@ -364,10 +364,11 @@ class QuoteEvaluation:
             if run is not base
         ]
 
-    def write(self, out_dir: Path | str) -> list[Path]:
-        """quotes.json (the summary) and placements.jsonl in out_dir, each written whole."""
+    def write(self, out_dir: Path | str, summary: dict[str, Any] | None = None) -> list[Path]:
+        """quotes.json (the summary, computed here unless given) and placements.jsonl in
+        out_dir, each written whole."""
         out = Path(out_dir)
-        summary = self.summary()  # computed first: an error leaves no file behind
+        summary = self.summary() if summary is None else summary  # first: an error leaves no file
         rows = list(self.placements())
         out.mkdir(parents=True, exist_ok=True)
         write_json_atomic(out / "quotes.json", summary)

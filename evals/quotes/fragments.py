@@ -7,7 +7,8 @@ abbreviations; razdel can be chosen — bench/quotes.py measures both), then cla
 a spaced dash and a comma before и/а/но/а также/при этом — the places where a friendly bot
 joins two claims in one sentence (in Russian a comma before и joins clauses; a list has
 none). A clause shorter than MIN_CLAUSE_WORDS words is not a place of its own
-("Продолжительность — 4 часа" stays whole).
+("Продолжительность — 4 часа" stays whole), two dashes bracket an aside rather than split, and
+a lead-in ending in a colon before a list is no place at all.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ _CLAUSE_BREAKS = (
 )
 _TRIM_END = ".,;:!?…"
 _WORD = re.compile(r"\w+")
+# words that can carry a claim: three letters or more, or a number ("22:00", "0,4" count once)
+_CLAIM_WORD = re.compile(r"[^\W\d_]{3,}|\d+(?:[.,:]\d+)*")
 
 
 @dataclass(frozen=True)
@@ -92,14 +95,23 @@ def _clauses(text: str, start: int, end: int, breaks: re.Pattern[str]) -> list[t
     # a piece too short to be a claim joins the piece before it (or, first, the one after)
     merged: list[tuple[int, int]] = []
     for piece in pieces:
-        words = len(_WORD.findall(text[piece[0] : piece[1]]))
-        if merged and (
-            words < MIN_CLAUSE_WORDS or len(_WORD.findall(text[merged[-1][0] : merged[-1][1]])) < MIN_CLAUSE_WORDS
-        ):
+        if merged and (_words(text, *piece) < MIN_CLAUSE_WORDS or _words(text, *merged[-1]) < MIN_CLAUSE_WORDS):
             merged[-1] = (merged[-1][0], piece[1])
         else:
             merged.append(piece)
     return merged
+
+
+def _words(text: str, start: int, end: int) -> int:
+    """Claim-bearing words: "с 22:00 до 06:00" has two, too few for a claim of its own;
+    "Длительность — 6 часов" has three."""
+    return len(_CLAIM_WORD.findall(text, start, end))
+
+
+def _is_lead_in(text: str, end: int) -> bool:
+    """A sentence ending in a colon at the end of its line introduces a list: no claim to cite."""
+    rest = text[end:].split("\n", 1)[0]
+    return rest.strip() == ":"
 
 
 @lru_cache(maxsize=4096)
@@ -117,11 +129,15 @@ def split_fragments(text: str, splitter: SentenceSplitter = DEFAULT_SPLITTER) ->
 
     for line_start, line_end in _lines(text):
         for s_start, s_end in _sentences(text, line_start, line_end, splitter):
+            if _is_lead_in(text, _trim(text, s_start, s_end)[1]):
+                continue
             add(s_start, s_end, "sentence")
             coarse = _clauses(text, *_trim(text, s_start, s_end), _CLAUSE_BREAKS[0])
             for c_start, c_end in coarse:
                 if len(coarse) > 1:
                     add(c_start, c_end, "clause")
+                if len(_CLAUSE_BREAKS[1].findall(text, c_start, c_end)) != 1:
+                    continue  # two dashes bracket an aside ("режим — 0,4 %, 45 минут — задает"): no split
                 fine = _clauses(text, *_trim(text, c_start, c_end), _CLAUSE_BREAKS[1])
                 if len(fine) > 1:
                     for f_start, f_end in fine:

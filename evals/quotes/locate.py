@@ -69,7 +69,10 @@ def locate_quote(needle: str, haystack: str, min_similarity: float = 0.0) -> Quo
     if folded is not None and len(haystack) > _LONG:
         # a long text: find candidate regions cheaply, then match precisely inside them only
         best: QuoteLocation | None = None
-        for w_start, w_end in _anchor_windows(fold_same_length(needle) or needle.lower(), folded):
+        folded_needle = fold_same_length(needle) or needle.lower()
+        exact = folded.find(folded_needle)  # the common case, verbatim up to case and typography
+        windows = [(max(0, exact - 2), exact + len(needle) + 2)] if exact >= 0 else []
+        for w_start, w_end in windows or _anchor_windows(folded_needle, folded):
             found = _locate(needle, haystack[w_start:w_end], 0.0)
             if found is not None and (best is None or found.similarity > best.similarity):
                 best = QuoteLocation(w_start + found.start, w_start + found.end, found.similarity)

@@ -43,13 +43,13 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
     "token_overlap": 0.845154,
     "rapidfuzz": 0.744186,
     "tfidf": 0.557092,
-    "bm25": 0.637214,
+    "bm25": 0.582782,
     "embedding": 0.935226,
     "block": 0.647887,
     "sequencematcher+order": 0.425532,
-    "token_overlap+order": 0.260133,
+    "token_overlap+order": 0.218218,
     "rapidfuzz+order": 0.52381,
-    "tfidf+order": 0.255129,
+    "tfidf+order": 0.170223,
     "bm25+order": 0.266989,
     "embedding+order": 0.707471,
 }
@@ -191,6 +191,9 @@ class Bm25Matcher(FragmentMatcher):
         return [float(s) / math.sqrt(len(query)) for s in raw]
 
 
+ORDER_SUFFIX = "+order"
+
+
 class InOrderMatcher:
     """A fragment matcher that also uses the order of the citations: the Citations API emits
     them in the order of the text blocks they belong to, so the places of an answer's
@@ -247,9 +250,6 @@ def _monotone_choice(
                     step[j] = candidate
         best = step
     return max(best.values(), key=lambda entry: entry[0])[1]
-
-
-ORDER_SUFFIX = "+order"
 
 
 # --- embedding ------------------------------------------------------------------------

@@ -13,13 +13,16 @@ QUOTES_DIR = "quotes"
 
 
 def quote_files(path: Path | str) -> list[Path]:
-    """A quotes file itself, or every `quotes/*.jsonl` of a dataset folder."""
+    """A quotes file itself, every `quotes/*.jsonl` of a dataset folder, or every *.jsonl of
+    another folder."""
     root = Path(path)
     if root.is_dir():
-        folder = root / QUOTES_DIR if (root / QUOTES_DIR).is_dir() else root
+        is_dataset = (root / "registry").is_dir() or (root / "questions.jsonl").exists()
+        # a dataset's quotes live in quotes/; any other folder is taken as a folder of quotes files
+        folder = root / QUOTES_DIR if (root / QUOTES_DIR).is_dir() or is_dataset else root
         files = sorted(folder.glob("*.jsonl"))
         if not files:
-            raise DataError(root, None, f"no {QUOTES_DIR}/*.jsonl quotes file in this folder")
+            raise DataError(folder, None, "no quotes file (*.jsonl) in this folder")
         return files
     if not root.exists():
         raise DataError(root, None, "file not found")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 from .evaluate import METRICS
@@ -30,7 +31,7 @@ def summary_tables(doc: dict[str, Any]) -> list[Table]:
         main.add_column(header, justify="left" if header == "matcher" else "right")
     for name, m in doc["matchers"].items():
         main.add_row(
-            name,
+            escape(name),
             f"{m['threshold']:g}",
             *(_cell(m[k]) for k in METRICS),
             str(m["latency_us"]["p50"]),
@@ -43,12 +44,12 @@ def summary_tables(doc: dict[str, Any]) -> list[Table]:
             comp.add_column(header)
         for c in doc["comparisons"]:
             comp.add_row(
-                c["a"],
-                c["b"],
+                escape(c["a"]),
+                escape(c["b"]),
                 f"{c['a_correct']} → {c['b_correct']} of {c['n']}",
                 str(c["a_only"]),
                 str(c["b_only"]),
-                f"{c['p_value']:.4f}",
+                "< 0.0001" if c["p_value"] < 1e-4 else f"{c['p_value']:.4f}",
                 "significant" if c["significant"] else "",
             )
         tables.append(comp)
@@ -57,16 +58,16 @@ def summary_tables(doc: dict[str, Any]) -> list[Table]:
         by_kind = Table(title="Right outcomes by hard-case kind (placed right, or rightly left out) / citations")
         by_kind.add_column("kind")
         for name in doc["by_kind"]:
-            by_kind.add_column(name, justify="right")
+            by_kind.add_column(escape(name), justify="right")
         for kind in kinds:
             cells = []
             for per_kind in doc["by_kind"].values():
                 k = per_kind.get(kind)
                 cells.append(f"{k['correct']}/{k['n']}" if k else "—")
-            by_kind.add_row(kind, *cells)
+            by_kind.add_row(escape(kind), *cells)  # kinds come from the user's file
         tables.append(by_kind)
     for name, rows in (doc.get("sweep") or {}).items():
-        sweep = Table(title=f"Threshold sweep: {name}")
+        sweep = Table(title=f"Threshold sweep: {escape(name)}")
         for header in ("threshold", "placement_accuracy", "wrong_place_rate", "coverage", "false_injection_rate"):
             sweep.add_column(header, justify="right")
         for row in rows:
@@ -94,7 +95,7 @@ def summary_tables(doc: dict[str, Any]) -> list[Table]:
         for name, t in doc["tuning"].items():
             tuned, held = t["tuned"] or {}, t["heldout"] or {}
             tuning.add_row(
-                name,
+                escape(name),
                 f"{t['threshold']:g}",
                 _cell(tuned.get("placement_accuracy")),
                 _cell(tuned.get("wrong_place_rate")),

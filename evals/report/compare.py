@@ -21,9 +21,9 @@ from .stats import (
     paired_ratio_test,
     question_passed,
 )
+from .views import TIER_ORDER
 
 LOWER_IS_BETTER = frozenset({"error_rate"})
-TIER_ORDER = {"critical": 0, "policy": 1, "reference": 2}
 
 
 @dataclass

@@ -17,6 +17,7 @@ from matplotlib import rc_context
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from ..data.models import TIERS_BY_RISK
 from ..scores import MetricEntry
 
 TIER_COLORS = {"all": "#111827", "critical": "#c2410c", "policy": "#2563eb", "reference": "#0d9488"}
@@ -127,8 +128,8 @@ def anchor_levels(levels: Mapping[str, int]) -> Plot | None:
 
 
 def findings_by_code(by_tier: Mapping[str, Mapping[str, int]]) -> Plot | None:
-    tiers = [t for t in ("critical", "policy", "reference") if t in by_tier] + [
-        t for t in by_tier if t not in ("critical", "policy", "reference")
+    tiers = [t for t in TIERS_BY_RISK if t in by_tier] + [
+        t for t in by_tier if t not in TIERS_BY_RISK
     ]
     totals: dict[str, int] = {}
     for t in tiers:

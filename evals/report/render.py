@@ -22,7 +22,7 @@ from typing import Any
 import jinja2
 
 from .._version import __version__
-from ..data.models import FINDING_DESCRIPTIONS
+from ..data.models import FINDING_DESCRIPTIONS, TIERS_BY_RISK
 from ..errors import CitevalError, DataError, UsageError
 from ..gates.core import GateConfig, GateResult, evaluate, load_gates
 from ..metrics import ALL_METRICS, PER_ANSWER
@@ -54,7 +54,7 @@ HEADLINE = (
 )
 TREND_METRICS = ("pass_rate", "citation_validity", "citation_correctness", "anchor_accuracy",
                  "version_correctness", "abstention_f1")
-TIERS = ("critical", "policy", "reference")
+TIERS = TIERS_BY_RISK
 MAX_QUESTIONS = 500
 
 

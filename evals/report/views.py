@@ -11,17 +11,19 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..checks import claims_of
-from ..data.models import Answer, Evidence, Finding
+from ..data.models import TIERS_BY_RISK, Answer, Chunk, Evidence, Finding, Version
+from ..data.registry import Registry
+from ..data.render import page_link, render_chunk_region
+from ..errors import DataError
 from ..metrics import PER_ANSWER
 from ..runfolder import RunFolder
 from ..scores import QuestionScore
 from .stats import question_passed
 
-TIER_ORDER = {"critical": 0, "policy": 1, "reference": 2}
+TIER_ORDER = {tier: rank for rank, tier in enumerate(TIERS_BY_RISK)}
 SNIPPET = 360
 MAX_URL = 4096
 _SAFE_URL = re.compile(r"^https?://[^\s\x00-\x1f\x7f<>\"'`\\]+$", re.IGNORECASE)
-
 
 
 def safe_url(url: object) -> str | None:
@@ -64,6 +66,12 @@ class CitationView:
     snippet_after: str = ""
     links: list[LinkView] = field(default_factory=list)
     codes: list[str] = field(default_factory=list)
+    # a PDF-backed edition: the cited page region (PNG data URI, the chunk's boxes highlighted),
+    # the page it shows, its alt text and the viewer_url opened at that page (through safe_url)
+    page_image: str | None = None
+    page_shown: int | None = None
+    page_image_alt: str = ""
+    page_href: str | None = None
 
     @property
     def stale_now(self) -> bool:
@@ -163,10 +171,55 @@ def _citation(run: RunFolder, answer: Answer, evidence_id: str, quote: str | Non
         view.pages = str(evidence.page)
     text = chunk.text if chunk is not None else (evidence.text or "")
     view.snippet_before, view.snippet_mark, view.snippet_after = _snippet(text, quote)
+    if registry is not None and chunk is not None and edition is not None:
+        _add_page_region(view, registry, chunk, edition, evidence)
     for link in answer.links:
         if link.evidence_id == evidence_id or (evidence and link.evidence_id == evidence.evidence_id):
             view.links.append(LinkView(url=link.url, href=safe_url(link.url)))
     return view
+
+
+# the report's page images: ~90 DPI, cropped to the chunk's boxes plus a margin (about 40 KB each)
+REGION_SCALE = 1.25
+REGION_MARGIN = 36.0
+_REGIONS: dict[tuple[str, str, int], str | None] = {}  # one render per (PDF, chunk, page) across runs
+
+
+def cited_page(chunk: Chunk, evidence: Evidence) -> int | None:
+    """The page a citation shows: the evidence's own page when it lies in the chunk, else the chunk's first."""
+    if chunk.page_start is None:
+        return None
+    last = chunk.page_end if chunk.page_end is not None else chunk.page_start
+    page = evidence.page
+    return page if page is not None and chunk.page_start <= page <= last else chunk.page_start
+
+
+def _add_page_region(
+    view: CitationView, registry: Registry, chunk: Chunk, edition: Version, evidence: Evidence
+) -> None:
+    """The cited page region of a PDF-backed edition and the link opening the edition at that page."""
+    pdf = registry.source_pdf(chunk.version_id)
+    page = cited_page(chunk, evidence)
+    if pdf is None or page is None:
+        return
+    key = (str(pdf), chunk.chunk_id, page)
+    if key not in _REGIONS:
+        if len(_REGIONS) >= 512:
+            _REGIONS.clear()
+        try:
+            _REGIONS[key] = render_chunk_region(
+                registry, chunk, page=page, scale=REGION_SCALE, crop_margin=REGION_MARGIN
+            )
+        except DataError:
+            _REGIONS[key] = None  # an unreadable copy costs the card its image, not the report
+    view.page_image = _REGIONS[key]
+    if view.page_image is None:
+        return
+    view.page_shown = page
+    view.page_image_alt = (
+        f"Page {page} of {view.title or chunk.document_id} ({chunk.version_id}), the cited passage highlighted"
+    )
+    view.page_href = safe_url(page_link(edition, page))
 
 
 def question_view(run: RunFolder, question_id: str, now: datetime, findings: list[Finding]) -> QuestionView:

@@ -20,7 +20,7 @@ from answers_src import ANSWERS  # noqa: E402
 
 CHUNKS = HERE.parent / "registry" / "chunks.jsonl"
 OUT = HERE / "answers.jsonl"
-MARK = re.compile(r"\[\[([a-z,]+)\|(.*?)\]\]", re.DOTALL)
+TOKEN = re.compile(r"\[\[(?P<keys>[a-z,]+)\||\]\]")
 KINDS = {
     "paraphrase",
     "number_rewrite",
@@ -56,26 +56,31 @@ def find_chunk(chunks: dict[str, list[dict]], default_version: str, locator: str
 
 
 def unmark(marked: str) -> tuple[str, dict[str, tuple[int, int, str]]]:
-    """Plain text and, for each citation key, the span (and text) of its mark."""
-    out, spans, pos = [], {}, 0
-    length = 0
-    for m in MARK.finditer(marked):
-        before = marked[pos : m.start()]
-        out.append(before)
-        length += len(before)
-        inner = m.group(2)
-        for key in m.group(1).split(","):
+    """Plain text and, for each citation key, the span (and text) of its mark; marks nest
+    (`[[a|… [[b|…]]]]`: b supports a part of what a supports)."""
+    out: list[str] = []
+    spans: dict[str, tuple[int, int, str]] = {}
+    open_marks: list[tuple[list[str], int]] = []
+    length, pos = 0, 0
+    for m in TOKEN.finditer(marked):
+        text = marked[pos : m.start()]
+        out.append(text)
+        length += len(text)
+        pos = m.end()
+        if m.group("keys") is not None:
+            open_marks.append((m.group("keys").split(","), length))
+            continue
+        if not open_marks:
+            raise SystemExit(f"unbalanced mark in {marked[:60]!r}")
+        keys, start = open_marks.pop()
+        for key in keys:
             if key in spans:
                 raise SystemExit(f"key {key!r} marked twice in {marked[:60]!r}")
-            spans[key] = (length, length + len(inner), inner)
-        out.append(inner)
-        length += len(inner)
-        pos = m.end()
+            spans[key] = (start, length, "".join(out)[start:length])
     out.append(marked[pos:])
-    text = "".join(out)
-    if "[[" in text or "]]" in text:
+    if open_marks:
         raise SystemExit(f"unbalanced mark in {marked[:60]!r}")
-    return text, spans
+    return "".join(out), spans
 
 
 def _stream_order(citations: dict, spans: dict) -> list:

@@ -1,0 +1,171 @@
+"""Where each question's answer stands in answers.jsonl, without holding the answers.
+
+A run of 365,000 answers is 1–2 GB of JSON; parsed into records it is several times that. The
+scoring stage streams instead: one pass over the file notes, per line, a hash of its
+question_id, its byte offset, length and line number (24 bytes a line, in numpy arrays); a
+worker later reads and parses just the lines of its shard. As everywhere else in the run
+folder (`runfolder.read_answers`), a resumed run's later line for a question wins, and a last
+line without its newline (torn by a kill, or still being written) is left out.
+
+The question_id is read from the line's start when the line is in the runner's own shape
+(`{"question_id": "…", …`), else from the parsed line. Hash collisions between different ids
+are resolved exactly by re-reading the few colliding lines.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from array import array
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .data.models import Answer
+from .errors import DataError
+
+__all__ = ["AnswerIndex", "answer_from_line", "question_id_of_line", "read_lines"]
+
+# the runner writes question_id first; an id with an escape falls back to json.loads
+_LEADING_ID = re.compile(rb'\A\s*\{\s*"question_id"\s*:\s*"([^"\\]*)"')
+
+
+def question_id_of_line(path: Path | str, lineno: int, line: bytes) -> str:
+    """The question_id of one answers.jsonl line; a line that is no JSON object with a string
+    question_id is a DataError naming its line."""
+    found = _LEADING_ID.match(line)
+    if found is not None:
+        try:
+            return found.group(1).decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    try:
+        obj = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DataError(path, lineno, f"not an Answer: {exc}") from None
+    qid = obj.get("question_id") if isinstance(obj, dict) else None
+    if not isinstance(qid, str):
+        raise DataError(path, lineno, "not an Answer: no question_id string", field="question_id")
+    return qid
+
+
+def answer_from_line(path: Path | str, lineno: int, line: bytes | str) -> Answer:
+    """One answers.jsonl line as an Answer (pydantic's JSON parser, no dict in between)."""
+    try:
+        return Answer.model_validate_json(line)
+    except ValueError as exc:
+        raise DataError(path, lineno, f"not an Answer: {exc}") from None
+
+
+class AnswerIndex:
+    """Byte offsets of the answer lines of answers.jsonl that count (the last per question)."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        hashes: array[int] = array("q")
+        offsets: array[int] = array("q")
+        lengths: array[int] = array("q")
+        linenos: array[int] = array("q")
+        if self.path.exists():
+            with open(self.path, "rb") as handle:
+                offset = 0
+                for lineno, line in enumerate(handle, 1):
+                    size = len(line)
+                    if not line.endswith(b"\n"):
+                        break  # torn or in flight
+                    if line.strip():
+                        hashes.append(hash(question_id_of_line(self.path, lineno, line)))
+                        offsets.append(offset)
+                        lengths.append(size)
+                        linenos.append(lineno)
+                    offset += size
+        self.lines = len(hashes)  # answer lines read (a resumed run may have several per question)
+        h = _int64(hashes)
+        order = np.argsort(h, kind="stable")  # equal hashes keep file order: the last one wins
+        h = h[order]
+        last = np.ones(len(h), dtype=bool)
+        last[:-1] = h[1:] != h[:-1]
+        rows = order[last]
+        self._hash = h[last]
+        every = np.stack([_int64(offsets), _int64(lengths), _int64(linenos)], axis=1)
+        self._location = every[rows]
+        self._superseded = every[order[~last]]  # earlier lines of a question answered again
+        self._used = np.zeros(len(rows), dtype=bool)
+        # ids whose hash another id shares: looked up by id, apart from the sorted hashes
+        self._collided: dict[str, tuple[int, int, int]] = {}
+        self._collided_hashes: set[int] = set()
+        self._collided_used: set[str] = set()
+        if not last.all():
+            self._resolve_repeats(h, order, offsets, lengths, linenos)
+        self.count = len(self._hash) - len(self._collided_hashes) + len(self._collided)
+
+    def _resolve_repeats(
+        self, h: np.ndarray, order: np.ndarray, offsets: Sequence[int], lengths: Sequence[int], linenos: Sequence[int]
+    ) -> None:
+        """A hash seen on several lines is mostly one question answered again (a resumed run);
+        when the lines hold different ids (a collision), keep the last line of each id apart."""
+        starts = np.flatnonzero(np.r_[True, h[1:] != h[:-1]])
+        ends = np.r_[starts[1:], len(h)]
+        with open(self.path, "rb") as handle:
+            for start, end in zip(starts, ends, strict=True):
+                if end - start < 2:
+                    continue
+                by_id: dict[str, tuple[int, int, int]] = {}
+                for k in order[start:end]:
+                    handle.seek(offsets[k])
+                    line = handle.read(lengths[k])
+                    by_id[question_id_of_line(self.path, linenos[k], line)] = (offsets[k], lengths[k], linenos[k])
+                if len(by_id) > 1:
+                    self._collided.update(by_id)
+                    self._collided_hashes.add(int(h[start]))
+
+    def __len__(self) -> int:
+        """Questions with an answer."""
+        return self.count
+
+    def locate(self, question_ids: Sequence[str]) -> list[tuple[int, int, int] | None]:
+        """(byte offset, length, line number) of each question's answer line, None when it has
+        none; a batch of ids at once."""
+        if not question_ids:
+            return []
+        wanted = np.fromiter((hash(q) for q in question_ids), dtype=np.int64, count=len(question_ids))
+        at = np.minimum(np.searchsorted(self._hash, wanted), max(len(self._hash) - 1, 0))
+        found = self._hash[at] == wanted if len(self._hash) else np.zeros(len(wanted), dtype=bool)
+        out: list[tuple[int, int, int] | None] = []
+        for qid, key, hit, row in zip(question_ids, wanted.tolist(), found.tolist(), at.tolist(), strict=True):
+            if key in self._collided_hashes:
+                out.append(self._collided.get(qid))
+                self._collided_used.add(qid)
+            elif hit:
+                offset, length, lineno = self._location[row].tolist()
+                out.append((offset, length, lineno))
+                self._used[row] = True
+            else:
+                out.append(None)
+        return out
+
+
+    def unused(self) -> list[tuple[int, int, int]]:
+        """Locations of the answer lines no `locate` asked for — answers to questions the dataset
+        does not have, and lines a later answer to the same question replaced — in file order;
+        the scoring stage still parses them, so a broken line is an error wherever it stands."""
+        rows = [self._location[~self._used], self._superseded]
+        out = [tuple(r) for part in rows for r in part.tolist()]
+        kept = {self._collided[q] for q in self._collided_used}
+        if self._collided_hashes:  # lines of collided hashes stand in _collided, not in _location
+            collided = set(self._collided.values())
+            out = [r for r in out if r not in collided] + [r for r in collided if r not in kept]
+        return sorted(out, key=lambda r: r[0])  # type: ignore[return-value]
+
+
+def _int64(values: array[int]) -> np.ndarray:
+    return np.frombuffer(values, dtype=np.int64) if len(values) else np.empty(0, dtype=np.int64)
+
+
+def read_lines(path: Path | str, locations: Sequence[tuple[int, int, int]]) -> Iterator[tuple[int, bytes]]:
+    """(line number, line) at each (offset, length, line number), in the order given."""
+    with open(path, "rb") as handle:
+        for offset, length, lineno in locations:
+            handle.seek(offset)
+            yield lineno, handle.read(length)

@@ -1,0 +1,216 @@
+"""Compact per-question columns: what the run-level metrics of scores.json need of every answer.
+
+A scored answer (`metrics.AnswerScore`) holds its claims' texts, findings and reasons; a run of
+365,000 answers cannot keep those until the end. The scoring stage keeps only these columns,
+appended one answer at a time and concatenated shard by shard in question order:
+
+- one float64 column per metric (NaN where the metric does not apply; NaN never leaves this
+  module: the aggregation turns it into null with a reason),
+- codes of risk tier and status, and (question, tag) pairs,
+- abstained / should_abstain / accepted as int8 (-1 for None), cost in USD (NaN for None),
+- counters of anchor levels and findings (overall and by tier), which do not grow with the run.
+
+About 8 bytes per metric and a dozen more per question. Built in question order, the columns
+are the same whatever the shard size or the number of worker processes, so are the intervals
+bootstrapped from them.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .metrics import AnswerScore
+
+__all__ = ["Codes", "RunColumns"]
+
+_NONE = -1
+
+
+def _flag(value: bool | None) -> int:
+    return _NONE if value is None else int(bool(value))
+
+
+class Codes:
+    """A small table of names (tiers, tags, statuses) and their int codes, in first-seen order."""
+
+    def __init__(self, names: Iterable[str] = ()) -> None:
+        self.names: list[str] = []
+        self._code: dict[str, int] = {}
+        for name in names:
+            self.code(name)
+
+    def code(self, name: str) -> int:
+        found = self._code.get(name)
+        if found is None:
+            found = self._code[name] = len(self.names)
+            self.names.append(name)
+        return found
+
+    def get(self, name: str) -> int | None:
+        return self._code.get(name)
+
+    def remap(self, other: Codes) -> np.ndarray:
+        """other's codes → this table's codes (names added as needed)."""
+        return np.array([self.code(name) for name in other.names], dtype=np.int64)
+
+
+class RunColumns:
+    """The run-level facts of scored answers, one row per answer in question order."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.metric_names: list[str] = []  # in first-seen order
+        self._values: dict[str, array[float]] = {}
+        self.tiers = Codes()
+        self.tags = Codes()
+        self.statuses = Codes()
+        self._tier: array[int] = array("h")
+        self._status: array[int] = array("h")
+        self._tag_row: array[int] = array("q")
+        self._tag_code: array[int] = array("h")
+        self._abstained: array[int] = array("b")
+        self._should_abstain: array[int] = array("b")
+        self._accepted: array[int] = array("b")
+        self._cost: array[float] = array("d")
+        self.anchor_levels: Counter[str] = Counter()
+        self.findings: Counter[str] = Counter()
+        self.findings_by_tier: dict[str, Counter[str]] = {}
+
+    # building ---------------------------------------------------------------------------
+
+    @classmethod
+    def of(cls, scores: Iterable[AnswerScore]) -> RunColumns:
+        columns = cls()
+        for score in scores:
+            columns.add(score)
+        return columns
+
+    def _metric(self, name: str) -> array[float]:
+        column = self._values.get(name)
+        if column is None:
+            column = self._values[name] = array("d", [math.nan]) * self.n  # earlier rows: no value
+            self.metric_names.append(name)
+        return column
+
+    def add(self, score: AnswerScore) -> None:
+        """Append one scored answer."""
+        row = self.n
+        for name, value in score.values.items():
+            self._metric(name).append(math.nan if value is None else float(value))
+        self.n += 1
+        for name, column in self._values.items():
+            if len(column) < self.n:  # a metric this answer does not carry
+                column.append(math.nan)
+        tier = score.risk_tier
+        self._tier.append(self.tiers.code(tier))
+        self._status.append(self.statuses.code(score.status))
+        for tag in dict.fromkeys(score.tags):  # a tag counts once per question
+            self._tag_row.append(row)
+            self._tag_code.append(self.tags.code(tag))
+        self._abstained.append(_flag(score.abstained))
+        self._should_abstain.append(_flag(score.should_abstain))
+        self._accepted.append(_flag(score.accepted))
+        self._cost.append(math.nan if score.cost_usd is None else float(score.cost_usd))
+        self.anchor_levels.update(score.anchor_levels)
+        self.findings.update(score.findings)
+        self.findings_by_tier.setdefault(tier, Counter()).update(score.findings)
+
+    def extend(self, other: RunColumns) -> None:
+        """Append another shard's rows (the shard after this one in question order)."""
+        offset = self.n
+        for name in other.metric_names:
+            self._metric(name)
+        total = self.n + other.n
+        for name, column in self._values.items():
+            source = other._values.get(name)
+            column.extend(source if source is not None else array("d", [math.nan]) * other.n)
+            assert len(column) == total
+        self.n = total
+        for mine, theirs, codes_mine, codes_theirs in (
+            (self._tier, other._tier, self.tiers, other.tiers),
+            (self._status, other._status, self.statuses, other.statuses),
+        ):
+            mapping = codes_mine.remap(codes_theirs)
+            mine.extend(array("h", mapping[np.frombuffer(theirs, dtype=np.int16)].astype(np.int16).tobytes()))
+        tag_map = self.tags.remap(other.tags)
+        self._tag_row.extend(array("q", (np.frombuffer(other._tag_row, dtype=np.int64) + offset).tobytes()))
+        self._tag_code.extend(
+            array("h", tag_map[np.frombuffer(other._tag_code, dtype=np.int16)].astype(np.int16).tobytes())
+        )
+        self._abstained.extend(other._abstained)
+        self._should_abstain.extend(other._should_abstain)
+        self._accepted.extend(other._accepted)
+        self._cost.extend(other._cost)
+        self.anchor_levels.update(other.anchor_levels)
+        self.findings.update(other.findings)
+        for tier, counts in other.findings_by_tier.items():
+            self.findings_by_tier.setdefault(tier, Counter()).update(counts)
+
+    # reading ----------------------------------------------------------------------------
+
+    def values(self, name: str) -> np.ndarray:
+        """The metric's column (NaN: does not apply); all NaN for a metric no answer carries."""
+        column = self._values.get(name)
+        if column is None:
+            return np.full(self.n, np.nan)
+        return np.frombuffer(column, dtype=np.float64) if self.n else np.empty(0)
+
+    @property
+    def tier(self) -> np.ndarray:
+        return np.frombuffer(self._tier, dtype=np.int16) if self.n else np.empty(0, dtype=np.int16)
+
+    @property
+    def status(self) -> np.ndarray:
+        return np.frombuffer(self._status, dtype=np.int16) if self.n else np.empty(0, dtype=np.int16)
+
+    def _flags(self, column: array[int]) -> np.ndarray:
+        return np.frombuffer(column, dtype=np.int8) if self.n else np.empty(0, dtype=np.int8)
+
+    @property
+    def abstained(self) -> np.ndarray:
+        return self._flags(self._abstained)
+
+    @property
+    def should_abstain(self) -> np.ndarray:
+        return self._flags(self._should_abstain)
+
+    @property
+    def accepted(self) -> np.ndarray:
+        return self._flags(self._accepted)
+
+    @property
+    def cost(self) -> np.ndarray:
+        return np.frombuffer(self._cost, dtype=np.float64) if self.n else np.empty(0)
+
+    def rows_of_tier(self, tier: str) -> np.ndarray:
+        code = self.tiers.get(tier)
+        return np.flatnonzero(self.tier == code) if code is not None else np.empty(0, dtype=np.int64)
+
+    def rows_of_tag(self, tag: str) -> np.ndarray:
+        code = self.tags.get(tag)
+        if code is None or not len(self._tag_row):
+            return np.empty(0, dtype=np.int64)
+        rows = np.frombuffer(self._tag_row, dtype=np.int64)
+        return rows[np.frombuffer(self._tag_code, dtype=np.int16) == code]
+
+    def status_count(self, status: str, rows: np.ndarray | None = None) -> int:
+        code = self.statuses.get(status)
+        if code is None:
+            return 0
+        column = self.status if rows is None else self.status[rows]
+        return int((column == code).sum())
+
+    def nbytes(self) -> int:
+        """Memory held by the per-row columns (the counters are bounded by the codes)."""
+        arrays: Sequence[array[int] | array[float]] = [
+            *self._values.values(), self._tier, self._status, self._tag_row, self._tag_code,
+            self._abstained, self._should_abstain, self._accepted, self._cost,
+        ]
+        return sum(a.itemsize * len(a) for a in arrays)
