@@ -611,7 +611,8 @@ def label_pull(
     ] = LabelKind.run,
     out: Annotated[Path | None, typer.Option(help="With --kind quotes: the quotes file to write, with gold.")] = None,
     gold_rater: Annotated[
-        str | None, typer.Option(help="With --kind quotes: this rater's places are the gold (default: where raters agree).")
+        str | None,
+        typer.Option(help="With --kind quotes: this rater's places are the gold (default: where raters agree)."),
     ] = None,
 ) -> None:
     """Append the raters' labels as judgments; report per rater what is done and still missing.
@@ -733,6 +734,8 @@ def report(
         typer.echo(f"note: {note}", err=True)
     failing = [run_id for run_id, g in result.gates.items() if not g.passed]
     gate_line = f"gate failed for {', '.join(failing)}" if failing else "every run passes the gate"
+    if result.quote_sections:
+        gate_line += f"; {result.quote_sections} verbatim-quotes section(s)"
     typer.echo(f"{result.path}: {len(result.runs)} run(s), {len(result.comparisons)} comparison(s); {gate_line}")
 
 
@@ -798,8 +801,12 @@ def quotes_inject(
     path: Annotated[Path, typer.Argument(help="A quotes file, or a dataset (its quotes/*.jsonl).")],
     matcher: Annotated[str, typer.Option(help="The matcher that places the quotes, or gold (the raters' places).")],
     out: Annotated[Path, typer.Option(help="JSONL file: one message a line, with its checks.")],
-    style: Annotated[QuoteStyle, typer.Option(help="inline (after the fragment) or footnote (marks, quotes at the end).")] = QuoteStyle.inline,
-    parse_mode: Annotated[ParseMode, typer.Option("--parse-mode", help="Telegram parse mode to escape for.")] = ParseMode.plain,
+    style: Annotated[
+        QuoteStyle, typer.Option(help="inline (after the fragment) or footnote (marks, quotes at the end).")
+    ] = QuoteStyle.inline,
+    parse_mode: Annotated[
+        ParseMode, typer.Option("--parse-mode", help="Telegram parse mode to escape for.")
+    ] = ParseMode.plain,
     threshold: Annotated[float | None, typer.Option(help="The matcher's threshold (default: its own).")] = None,
     output: FormatOpt = OutputFormat.text,
 ) -> None:

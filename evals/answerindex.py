@@ -75,7 +75,7 @@ class AnswerIndex:
                     if not line.endswith(b"\n"):
                         break  # torn or in flight
                     if line.strip():
-                        hashes.append(hash(question_id_of_line(self.path, lineno, line)))
+                        hashes.append(self._key(question_id_of_line(self.path, lineno, line)))
                         offsets.append(offset)
                         lengths.append(size)
                         linenos.append(lineno)
@@ -120,6 +120,11 @@ class AnswerIndex:
                     self._collided.update(by_id)
                     self._collided_hashes.add(int(h[start]))
 
+    @staticmethod
+    def _key(question_id: str) -> int:
+        """The 64-bit hash the index sorts by (Python's own: the index lives in one process)."""
+        return hash(question_id)
+
     def __len__(self) -> int:
         """Questions with an answer."""
         return self.count
@@ -129,14 +134,15 @@ class AnswerIndex:
         none; a batch of ids at once."""
         if not question_ids:
             return []
-        wanted = np.fromiter((hash(q) for q in question_ids), dtype=np.int64, count=len(question_ids))
+        wanted = np.fromiter((self._key(q) for q in question_ids), dtype=np.int64, count=len(question_ids))
         at = np.minimum(np.searchsorted(self._hash, wanted), max(len(self._hash) - 1, 0))
         found = self._hash[at] == wanted if len(self._hash) else np.zeros(len(wanted), dtype=bool)
         out: list[tuple[int, int, int] | None] = []
         for qid, key, hit, row in zip(question_ids, wanted.tolist(), found.tolist(), at.tolist(), strict=True):
             if key in self._collided_hashes:
                 out.append(self._collided.get(qid))
-                self._collided_used.add(qid)
+                if qid in self._collided:
+                    self._collided_used.add(qid)
             elif hit:
                 offset, length, lineno = self._location[row].tolist()
                 out.append((offset, length, lineno))

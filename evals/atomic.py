@@ -26,6 +26,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 import uuid
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .errors import DataError, UsageError
+from .reading import decode_text, parse_json
 
 CRASH_ENV = "CITEVAL_TEST_CRASH_AT"
 CRASH_EXIT_CODE = 137  # what a shell reports for kill -9
@@ -72,6 +74,15 @@ def crash_point(name: str) -> None:
         os._exit(CRASH_EXIT_CODE)
 
 
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def safe_file_name(name: str, fallback: str = "run") -> str:
+    """A name from data (a run id) made safe as one file name: no separators, no leading dot."""
+    safe = _UNSAFE_NAME.sub("-", name).strip("-.")[:120]
+    return safe or fallback
+
+
 def _fsync_dir(folder: Path) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)
@@ -102,7 +113,8 @@ def writing(path: Path | str, mode: str = "w", *, point: str | None = None) -> I
     tmp = Path(tmp_name)
     try:
         binary = "b" in mode
-        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""})) as handle:
+        text_mode: dict[str, Any] = {} if binary else {"encoding": "utf-8", "newline": ""}
+        with os.fdopen(fd, "wb" if binary else "w", **text_mode) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
@@ -190,14 +202,19 @@ def make_folder_with(folder: Path | str, files: dict[str, bytes], *, point: str 
 # --- the set of files `score` writes ---------------------------------------------------
 
 
-def file_sha256(path: Path) -> str | None:
+def answers_sha256(path: Path) -> str | None:
+    """The hash of the answers a reader sees: a torn last line (one that does not parse) is not
+    part of them, so a kill during a later `run --resume` does not look like changed answers."""
     if not path.exists():
         return None
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        cut = data.rfind(b"\n") + 1
+        try:
+            parse_json(decode_text(data[cut:], path, 2), path)
+        except DataError:
+            data = data[:cut]
+    return hashlib.sha256(data).hexdigest()
 
 
 class ScoreSet:
@@ -220,7 +237,7 @@ class ScoreSet:
     def finish(self) -> None:
         self.begin()
         crash_point("score:before-complete")
-        write_json(self.run_dir / SCORE_MARKER, {"state": "complete", "answers_sha256": file_sha256(self.answers)})
+        write_json(self.run_dir / SCORE_MARKER, {"state": "complete", "answers_sha256": answers_sha256(self.answers)})
         crash_point("score:marker-complete")
 
     def __enter__(self) -> ScoreSet:
@@ -246,7 +263,7 @@ def score_set_problem(run_dir: Path | str, answers_name: str = "answers.jsonl") 
         return "scoring was interrupted, so its scored files may be a mix of two scorings; score the run again"
     if state != "complete":
         return f"its score.complete marker has an unknown state {state!r}; score the run again"
-    if doc.get("answers_sha256") != file_sha256(Path(run_dir) / answers_name):
+    if doc.get("answers_sha256") != answers_sha256(Path(run_dir) / answers_name):
         return "its answers changed after it was scored (a resumed run?); score the run again"
     return None
 

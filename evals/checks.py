@@ -14,10 +14,10 @@ from rapidfuzz import fuzz
 
 from .data.models import Answer, Chunk, Claim, Evidence, Finding, Question, Version, VersionStatus
 from .data.registry import Registry, url_has_prefix
-from .data.text import MARKER_IDS, extract_numbers, missing_numbers, normalize, split_sentences, strip_markers
+from .data.text import MARKER_IDS, extract_numbers, normalize, split_sentences, strip_markers
 from .data.tokens import content_tokens
 from .gold import cited_place, gold_evidence_reached, gold_place, misplaced_markers
-from .joint import union_texts
+from .joint import missing_in_union
 from .keyfacts import stated_facts
 
 _MARKER = re.compile(r"\s*\[\s*(" + MARKER_IDS + r")\s*\]")
@@ -522,7 +522,7 @@ def check_numbers(claim: Claim, markers: list[MarkerCheck], emit: _Emitter) -> b
     text = strip_markers(claim.text)
     if not _numbers(text):
         return None
-    missing = sorted(missing_numbers(text, union_texts(markers)))
+    missing = sorted(missing_in_union(text, markers))
     if missing:
         emit("NUMBER_UNSUPPORTED", claim.claim_id, None, f"not in cited evidence: {', '.join(missing)}")
     return not missing

@@ -29,8 +29,10 @@ What the metrics read (evals.metrics):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from .data.text import missing_numbers
 from .judges import JudgeInput, JudgeResult, JudgeUnit, SupportJudge
 
 if TYPE_CHECKING:  # checks imports this module: type names only, no import cycle at run time
@@ -60,14 +62,26 @@ def valid_cited(markers: Sequence[MarkerCheck]) -> list[MarkerCheck]:
 
 def union_texts(markers: Sequence[MarkerCheck]) -> list[str]:
     """The texts a claim's numbers are looked up in (number_support, NUMBER_UNSUPPORTED): the
-    union of its valid cited chunks; when no marker resolves to a chunk at all (evidence without
-    a registry chunk), the texts the evidence carries."""
+    union of its valid cited chunks. A claim without a valid marker is looked up in the chunks it
+    cites all the same (else, none resolving, in the texts its evidence carries): its invalid
+    marker is already its own finding and counts 0 in validity, correctness and completeness, so
+    one fault stays one finding."""
     valid = valid_cited(markers)
-    if valid:
-        return _distinct(m.chunk.text for m in valid if m.chunk is not None)
-    if any(m.chunk is not None for m in markers):
-        return []  # resolved but invalid (closed, deleted, foreign link): nothing the reader may rely on
+    chunks = valid or [m for m in markers if m.chunk is not None]
+    if chunks:
+        return _distinct(m.chunk.text for m in chunks if m.chunk is not None)
     return _distinct(m.evidence.text for m in markers if m.evidence is not None and m.evidence.text)
+
+
+def missing_in_union(claim_text: str, markers: Sequence[MarkerCheck]) -> list[str]:
+    """Values of the claim's numbers that no text of `union_texts` holds (data.text.missing_numbers)."""
+    return list(_missing(claim_text, tuple(union_texts(markers))))
+
+
+@lru_cache(maxsize=65536)
+def _missing(claim_text: str, texts: tuple[str, ...]) -> tuple[str, ...]:
+    # the same claim against the same fragments recurs across a log's answers: read it once
+    return tuple(missing_numbers(claim_text, texts))
 
 
 def _distinct(texts: Iterable[str]) -> list[str]:

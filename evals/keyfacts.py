@@ -138,30 +138,53 @@ def _stems(text: str) -> list[str]:
     return [stem(w) for w in words(text)]
 
 
-def _in_one_sentence(fact: str, answer: str) -> bool:
-    """Every word of the fact (stemmed) occurs in one sentence of the answer."""
-    wanted = set(_stems(fact))
-    return bool(wanted) and any(wanted <= set(_stems(s.text)) for s in split_sentences(answer))
+class _Answer:
+    """The answer side of the comparison, each part read once however many facts ask."""
+
+    def __init__(self, answer_text: str) -> None:
+        self.text = strip_markers(answer_text)
+        self._quantities: tuple[FactQuantity, ...] | None = None
+        self._norm: str | None = None
+        self._sentences: list[set[str]] | None = None
+
+    @property
+    def quantities(self) -> tuple[FactQuantity, ...]:
+        if self._quantities is None:
+            self._quantities = answer_quantities(self.text)
+        return self._quantities
+
+    @property
+    def norm(self) -> str:
+        if self._norm is None:
+            self._norm = normalize(self.text)
+        return self._norm
+
+    @property
+    def sentences(self) -> list[set[str]]:
+        if self._sentences is None:
+            self._sentences = [set(_stems(s.text)) for s in split_sentences(self.text)]
+        return self._sentences
+
+    def states(self, fact: str) -> bool:
+        wanted = fact_quantities(fact)
+        if wanted:
+            return all(any(q.matches(h) for h in self.quantities) for q in wanted)
+        needle = normalize(fact)
+        if not needle or needle in self.norm:
+            return True  # an empty fact asks nothing
+        stems = set(_stems(fact))
+        return bool(stems) and any(stems <= sentence for sentence in self.sentences)
 
 
 def fact_stated(fact: str, answer_text: str) -> bool:
     """Whether the answer (markers are ignored) states the key fact; see the module doc."""
-    answer = strip_markers(answer_text)
-    wanted = fact_quantities(fact)
-    if wanted:
-        held = answer_quantities(answer)
-        return all(any(q.matches(h) for h in held) for q in wanted)
-    needle = normalize(fact)
-    if not needle:
-        return True  # an empty fact asks nothing
-    if needle in normalize(answer):
-        return True
-    return _in_one_sentence(fact, answer)
+    return _Answer(answer_text).states(fact)
 
 
 def stated_facts(facts: Sequence[str], answer_text: str) -> list[bool]:
     """Per key fact, in gold order: stated in the answer or not."""
-    return [fact_stated(fact, answer_text) for fact in facts]
+    answer = _Answer(answer_text)
+    return [answer.states(fact) for fact in facts]
 
 
 def missing_facts(facts: Sequence[str], answer_text: str) -> list[str]:

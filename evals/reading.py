@@ -173,7 +173,8 @@ def parse_json(text: str, path: Path | str, line: int | None = None, limits: Jso
             parse_float=checked_float,
         )
     except json.JSONDecodeError as exc:
-        where = (line + exc.lineno - 1) if line is not None else exc.lineno
+        # a JSONL line is one line: its trailing newline must not move the error to the next one
+        where = line if line is not None else exc.lineno
         raise DataError(path, where, f"invalid JSON: {exc.msg} at column {exc.colno}") from None
     except _JsonProblem as exc:
         raise DataError(path, line, f"invalid JSON: {exc}") from None

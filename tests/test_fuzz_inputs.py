@@ -231,6 +231,8 @@ GENERIC_LINES: dict[str, bytes] = {
     "trailing_garbage": b'{"x": 1} {"y": 2}',
 }
 
+RUN_SAMPLE = ("bad_utf8", "deep_nesting_recursion", "huge_integer", "lone_surrogate", "nan", "truncated")
+
 # Record-level corruptions per file: (name, edit of a good line 1)
 RECORD_EDITS: dict[str, list[tuple[str, Callable[[dict[str, Any]], Any]]]] = {
     "ds/registry/documents.jsonl": [
@@ -307,6 +309,8 @@ def _cases() -> list[Case]:
         for args in commands:
             tag = f"{name}-{args[0] if args[0] != 'data' else args[1]}"
             for kind, line in GENERIC_LINES.items():
+                if args[0] in ("run", "agree") and kind not in RUN_SAMPLE:
+                    continue  # the same reader as the file's first command: a sample is enough
                 cases.append(Case(f"{tag}-{kind}", _insert_line(rel, line), args, f"{name}:2"))
             for kind, edit in RECORD_EDITS.get(rel, []):
                 cases.append(Case(f"{tag}-{kind}", _edit_first(rel, edit), args, f"{name}:2"))
@@ -336,6 +340,14 @@ def _single_file_cases() -> list[Case]:
                           lambda o: _set(o, "started_at", 1700000000)), args, "manifest.json"))
         cases.append(Case(f"manifest-{cmd_name}-missing_dataset", _json_edit("runs/r/manifest.json",
                           lambda o: _drop(o, "dataset")), args, "manifest.json"))
+    # run ids steer folder and report names
+    for cmd_name, args in (("report", ["report", "{w}/runs/r"]), ("score", score)):
+        for kind, run_id in (("dotdot", "../../../escape"), ("slash", "a/b"), ("dot", "..")):
+            cases.append(Case(f"manifest-{cmd_name}-run_id_{kind}", _json_edit("runs/r/manifest.json",
+                              lambda o, run_id=run_id: _set(o, "run_id", run_id)), args, "manifest.json"))
+    for kind, run_id in (("dotdot", "../escape"), ("slash", "a/b"), ("dotdot_only", "..")):
+        cases.append(Case(f"run-run_id_{kind}", lambda w: None, ["run", "{w}/ds", "--out", "{w}/runs2", "--run-id",
+                                                                  run_id], None))
     # scores.json
     for cmd_name, args in (("gate", gate), ("report", report)):
         for kind, data in {"not_json": b"{", "bad_utf8": b"\xff\xfe", "array": b"[1]", "huge_int":
@@ -529,6 +541,7 @@ def test_bad_input_is_a_clean_exit_2(case: Case, world: Path, tmp_path: Path, mo
     for key, value in case.env.items():
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("CITEVAL_LOG_DIR", str(tmp_path))
+    monkeypatch.chdir(w)  # a default output path (reports/…) lands in the copy, and is seen there
     before = folder_hash(w)
     result = runner.invoke(app, [a.replace("{w}", str(w)) for a in case.args])
     output = result.output
@@ -635,3 +648,42 @@ def test_a_registry_text_that_really_holds_crlf_is_read_exactly(tmp_path: Path) 
     (ds / "registry" / "texts" / "pay-v1.txt").write_bytes(text.encode("utf-8"))
     validated = runner.invoke(app, ["data", "validate", str(ds)])
     assert validated.exit_code == 0, validated.output
+
+
+def test_an_unparseable_link_is_a_finding_not_a_crash(world: Path, tmp_path: Path) -> None:
+    w = tmp_path / "w"
+    shutil.copytree(world, w)
+    answers = w / "runs" / "r" / "answers.jsonl"
+    rows = [json.loads(line) for line in answers.read_text(encoding="utf-8").splitlines()]
+    rows[0]["links"] = [{"evidence_id": "E1", "url": "http://[::1"}]  # urlsplit raises on it
+    answers.write_text(_jsonl(rows), encoding="utf-8")
+    result = runner.invoke(app, ["score", str(w / "runs" / "r"), "--judge", "none", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["findings"].get("LINK_UNSAFE_SCHEME") == 1  # not a link anyone may open
+
+
+def test_a_lone_surrogate_in_an_answer_becomes_an_error_answer_and_the_run_finishes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ds = write_dataset(tmp_path / "ds")
+    (tmp_path / "surrogate_bot.py").write_text(
+        "def answer(payload):\n"
+        "    if payload['question_id'] == 'q2':\n"
+        "        return {'status': 'answered', 'answer_text': 'bad \\ud800 text'}\n"
+        "    return {'status': 'abstained', 'abstain_reason': 'none'}\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    args = ["run", str(ds), "--backend", "python:surrogate_bot:answer", "--out", str(tmp_path / "runs"),
+            "--run-id", "s", "--concurrency", "3"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "3/3 answered, 1 error(s)" in result.output
+    run = tmp_path / "runs" / "s"
+    answers = {a["question_id"]: a for a in map(json.loads, (run / "answers.jsonl").read_text().splitlines())}
+    assert sorted(answers) == ["q1", "q2", "q3"]
+    assert answers["q2"]["status"] == "error" and answers["q2"]["error"]["type"] == "unencodable_answer"
+    assert json.loads((run / "manifest.json").read_text())["options"]["status"] == "finished"
+    resumed = runner.invoke(app, ["run", "--resume", str(run)])
+    assert resumed.exit_code == 0, resumed.output
+    assert len((run / "answers.jsonl").read_text().splitlines()) == 3  # nothing left to ask

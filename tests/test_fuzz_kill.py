@@ -13,10 +13,9 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from dataclasses import dataclass
 
 import pytest
 from factories import write_dataset
@@ -238,3 +237,36 @@ def test_a_run_killed_for_real_resumes(tmp_path: Path) -> None:
             "--run-id", "r", "--concurrency", "1"]
     assert cli(*args, crash=point, cwd=tmp_path).returncode == KILLED
     _check_run_kill(tmp_path, args, lambda *a: cli(*a, cwd=tmp_path))
+
+
+# --- ingest: the registry is swapped whole ----------------------------------------------------
+
+INGEST_MANIFEST = """
+[[document]]
+document_id = "doc"
+title = "Положение"
+acl = []
+
+[[document.edition]]
+version_id = "doc-v1"
+revision = 1
+file = "doc/v1.md"
+effective_from = "2024-01-01"
+"""
+
+
+def test_a_killed_ingest_keeps_the_old_registry_and_leaves_no_staging(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    src = tmp_path / "src"
+    (src / "doc").mkdir(parents=True)
+    (src / "doc" / "v1.md").write_text("# Положение\n\n1. Первый пункт.\n", encoding="utf-8")
+    (src / "manifest.toml").write_text(INGEST_MANIFEST, encoding="utf-8")
+    out = tmp_path / "ds" / "registry"
+    assert inproc("data", "ingest", str(src), "--out", str(out), monkeypatch=monkeypatch).returncode == 0
+    old = {p.name: sha(p) for p in out.rglob("*") if p.is_file()}
+    (src / "doc" / "v1.md").write_text("# Положение\n\n1. Первый пункт.\n\n2. Второй пункт.\n", encoding="utf-8")
+    assert cli("data", "ingest", str(src), "--out", str(out), crash="ingest:staged", cwd=tmp_path).returncode == KILLED
+    assert {p.name: sha(p) for p in out.rglob("*") if p.is_file()} == old  # the old registry, whole
+    assert inproc("data", "ingest", str(src), "--out", str(out), monkeypatch=monkeypatch).returncode == 0
+    assert "Второй пункт" in (out / "chunks.jsonl").read_text(encoding="utf-8")
+    assert sorted(p.name for p in out.parent.iterdir()) == ["registry"]  # the killed run's staging is gone

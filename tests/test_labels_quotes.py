@@ -110,3 +110,19 @@ def test_pull_from_export_file(tmp_path: Path) -> None:
     assert doc["agreement"]["mean_iou"]["value"] == pytest.approx((1 + 14 / 21) / 2, abs=1e-6)
     assert doc["agreement"]["has_place_kappa"]["value"] is None  # both placed both: κ undefined, with a reason
     assert "chance agreement is 1" in doc["agreement"]["has_place_kappa"]["reason"]
+
+
+def test_cli_push_to_file_and_usage_errors(tmp_path: Path) -> None:
+    src = tmp_path / "q.jsonl"
+    src.write_text(_answer().model_dump_json() + "\n", encoding="utf-8")
+    out = tmp_path / "tasks.json"
+    result = runner.invoke(app, ["label", "push", str(src), "--kind", "quotes", "--to-file", str(out), "--lang", "en"])
+    assert result.exit_code == 0, result.output
+    assert f"{out}: 2 task(s)" in result.output
+    tasks = json.loads(out.read_text(encoding="utf-8"))
+    assert [t["meta"]["citeval_key"] for t in tasks] == ['["quotes", "a1", "c1"]', '["quotes", "a1", "c2"]']
+    result = runner.invoke(app, ["label", "push", str(src), "--kind", "quotes", "--to-file", str(out),
+                                 "--matcher", "nope"])
+    assert result.exit_code == 2 and "unknown matcher" in result.output
+    result = runner.invoke(app, ["label", "pull", str(src), "--kind", "quotes", "--from-file", str(out)])
+    assert result.exit_code == 2 and "--out" in result.output

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
+from ..atomic import require_complete_score
 from ..data.jsonl import (
     JsonlAppender,
     iter_json_lines,
@@ -22,7 +23,6 @@ from ..data.jsonl import (
 from ..data.models import JUDGMENT_VALUES, Judgment, JudgmentField
 from ..errors import CitevalError, DataError, UsageError
 from ..precedence import ADJUDICATED, FIELD_GRAIN, UnitKey, grain_problem, latest_by_source, unit_key
-from ..atomic import require_complete_score
 from ..runfolder import AGREEMENT, JUDGMENTS, MANIFEST, RunFolder, read_judgments, recorded, recorded_run_id
 from .report import AgreementReport, Context, compute_agreement
 from .stats import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED

@@ -19,6 +19,7 @@ from ..data.jsonl import iter_json_lines, validation_errors
 from ..data.models import Answer, Question
 from ..data.registry import Registry
 from ..errors import DataError, UsageError
+from ..reading import read_text
 from .anthropic import (
     AnthropicFormatError,
     AnthropicLine,
@@ -62,10 +63,9 @@ def load_refusal_patterns(path: Path | str | None) -> list[re.Pattern[str]] | No
     if path is None:
         return None
     lines: list[str] = []
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(path, None, "refusal patterns file not found") from None
+    if not Path(path).is_file():
+        raise DataError(path, None, "refusal patterns file not found")
+    text = read_text(path)  # strict UTF-8 naming the line
     for lineno, line in enumerate(text.splitlines(), 1):
         if line.strip() and not line.lstrip().startswith("#"):
             try:

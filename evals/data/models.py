@@ -5,6 +5,7 @@ Field names are the contract's; extra fields are kept (users may add fields free
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, timezone
 from enum import Enum
 from typing import Annotated, Any, Literal
@@ -361,6 +362,7 @@ class Judgment(Record):
 # --- run artifacts -------------------------------------------------------------------
 
 RUN_SCHEMA_VERSION = 1
+RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,200}")
 
 
 class DatasetRef(Record):
@@ -413,6 +415,14 @@ class RunManifest(Record):
     @property
     def status(self) -> RunStatus | None:
         return self.options.status
+
+    @field_validator("run_id")
+    @classmethod
+    def _safe_run_id(cls, value: str) -> str:
+        # run ids name folders and report files: a manifest must not steer a write elsewhere
+        if not RUN_ID_PATTERN.fullmatch(value) or value in (".", ".."):
+            raise ValueError(f"run id {value!r} may hold only letters, digits, '.', '_' and '-'")
+        return value
 
     @field_validator("schema_version")
     @classmethod

@@ -85,6 +85,36 @@ def render_chunk_region(
     return render_page_region(pdf_path, first, chunk.bbox or (), scale=scale, crop_margin=crop_margin)
 
 
+def cited_page(chunk: Chunk, page: int | None = None) -> int | None:
+    """The page a citation shows: `page` (the evidence's own) when it lies within the chunk's pages,
+    else the chunk's first page; None for a chunk without pages."""
+    if chunk.page_start is None:
+        return None
+    last = chunk.page_end if chunk.page_end is not None else chunk.page_start
+    return page if page is not None and chunk.page_start <= page <= last else chunk.page_start
+
+
+_REGIONS: dict[tuple[str, int, str, int, float, float | None], str | None] = {}
+_REGIONS_KEPT = 512
+
+
+def cached_chunk_region(
+    registry: Registry, chunk: Chunk, page: int | None = None, scale: float = 1.5, crop_margin: float | None = 36.0
+) -> str | None:
+    """`render_chunk_region` remembered per (PDF file as it is on disk, chunk, page, scale, margin): a report
+    over several runs, or a Label Studio push, renders each cited region once (~0.1 s a page)."""
+    pdf_path = registry.source_pdf(chunk.version_id)
+    first = page if page is not None else chunk.page_start
+    if pdf_path is None or first is None:
+        return None
+    key = (str(pdf_path), pdf_path.stat().st_mtime_ns, chunk.chunk_id, first, scale, crop_margin)
+    if key not in _REGIONS:
+        if len(_REGIONS) >= _REGIONS_KEPT:
+            _REGIONS.clear()
+        _REGIONS[key] = render_chunk_region(registry, chunk, page=first, scale=scale, crop_margin=crop_margin)
+    return _REGIONS[key]
+
+
 def page_link(version: Version, page: int | None) -> str | None:
     """The registry's own link to the edition opened at a page: viewer_url#page=N (the form PDF viewers
     and citeval's link checks read); None without a viewer_url."""

@@ -35,6 +35,7 @@ from pydantic import BaseModel, ValidationError
 from ..data.models import FINDING_CODES, RISK_TIERS
 from ..errors import DataError
 from ..metrics import ALL_METRICS
+from ..reading import decode_text
 from . import spec
 
 if sys.version_info >= (3, 11):
@@ -218,11 +219,11 @@ class _Source:
 def _read_toml(path: Path) -> _Source:
     try:
         data = path.read_bytes()
-        text = data.decode("utf-8").replace("\r\n", "\n")
     except FileNotFoundError:
         raise DataError(path, None, "gates file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(path, None, f"cannot read the gates file: {exc}") from None
+    except OSError as exc:
+        raise DataError(path, None, f"cannot read the gates file: {exc.strerror or exc}") from None
+    text = decode_text(data, path).replace("\r\n", "\n")  # strict UTF-8 naming the line; a BOM is dropped
     return _Source(path, text, hashlib.sha256(data).hexdigest())
 
 

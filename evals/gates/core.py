@@ -8,9 +8,9 @@ the verdict and its JUnit / Markdown forms. This module ties them to run folders
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from ..atomic import write_text
 from ..runfolder import RunFolder
 from .absolute import evaluate
 from .baseline import PairedRuns, evaluate_baseline, without_baseline
@@ -55,9 +55,7 @@ __all__ = [
 
 def _write_text_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_text(path, text)
 
 
 def _against_baseline(result: GateResult, config: GateConfig, run_dir: Path, baseline: Path) -> None:

@@ -51,6 +51,7 @@ class VerdictCache:
         self._distinct = 0
         self._recent: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._reader: Any = None
+        self._tail_checked = False
 
     def _index(self) -> np.ndarray:
         """One pass over the file: (hash of key, offset) per complete line, sorted by hash."""
@@ -108,8 +109,13 @@ class VerdictCache:
         record = {"key": key, **entry}
         data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         try:
+            if not self._tail_checked:  # a kill's torn last line must not swallow this verdict
+                self._tail_checked = True
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    data = b"\n" + data
             written = os.write(fd, data)  # one write: lines of concurrent scorers never interleave
             while written < len(data):  # a regular file takes it whole; this is for the odd filesystem
                 written += os.write(fd, data[written:])

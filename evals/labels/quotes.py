@@ -123,10 +123,8 @@ def quote_tasks(
                     n=n, total=len(answer.citations), doc=citation.document_id or "—"
                 ),
             }
-            task: dict[str, Any] = {
-                "data": data,
-                "meta": {"citeval_key": task_key(answer.answer_id, citation.citation_id), "citeval_hash": data_hash(data)},
-            }
+            key = task_key(answer.answer_id, citation.citation_id)
+            task: dict[str, Any] = {"data": data, "meta": {"citeval_key": key, "citeval_hash": data_hash(data)}}
             if chosen is not None and placements is not None:
                 span = placements[n - 1].placed_at(float(chosen.default_threshold))
                 task["predictions"] = [_prediction(answer.answer_text, span, chosen.name, placements[n - 1].score)]

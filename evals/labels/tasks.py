@@ -2,7 +2,9 @@
 
 A task's data holds everything a rater needs (question, answer, claims with evidence
 cards); every string in it comes from the run or the registry and is shown by the label
-config with <Text> (plain text), so nothing in it is ever interpreted as HTML. A task is
+config with <Text> (plain text), so nothing in it is ever interpreted as HTML; the one image,
+a card's cited page region (`page_images`), is a PNG data URI citeval renders itself from the
+registry's copy of a PDF edition, shown with <Image>. A task is
 keyed by (run_id, question_id), in its data and in its meta, and carries a hash of its
 data so that a second push can tell changed tasks from unchanged ones.
 """
@@ -16,7 +18,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..checks import claims_of
-from ..data.models import Answer, Claim, Evidence, Judgment, VersionStatus
+from ..data.models import Answer, Chunk, Claim, Evidence, Judgment, Version, VersionStatus
+from ..data.registry import Registry
+from ..data.render import cached_chunk_region, cited_page, page_link
 from ..errors import DataError
 from ..runfolder import RunFolder
 from .config import ReviewConfig
@@ -61,6 +65,7 @@ _WORDS: dict[str, dict[str, Any]] = {
         "no_text": "(текст фрагмента недоступен)",
         "unknown_edition": "редакция не указана",
         "empty_answer": "(пустой ответ)",
+        "highlighted": "процитированный фрагмент выделен",
         "status_names": {
             "active": "действует",
             "superseded": "заменена более новой",
@@ -95,6 +100,7 @@ _WORDS: dict[str, dict[str, Any]] = {
         "no_text": "(fragment text not available)",
         "unknown_edition": "edition not given",
         "empty_answer": "(empty answer)",
+        "highlighted": "the cited passage highlighted",
         "status_names": {
             "active": "active",
             "superseded": "superseded",
@@ -245,10 +251,37 @@ class TaskBuilder:
             parts.append(page)
         snippet = chunk.text if chunk is not None else (ev.text or w["no_text"])
         link = f"{w['link']}: " + " ; ".join(urls) if urls else w["no_link"]
-        card = {"evidence_id": evidence_id, "head": " · ".join(parts), "link": link, "snippet": snippet}
+        card: dict[str, Any] = {"evidence_id": evidence_id, "head": " · ".join(parts), "link": link, "snippet": snippet}
         if version is not None:
             card["edition_status"] = VersionStatus(version.status_at(asked_at)).value
+        if registry is not None and chunk is not None and version is not None:
+            image = _page_image(registry, chunk, ev, version, w)
+            if image is not None:  # the config's <Image> sits in a Repeater over this list: no key, no image
+                card["page_images"] = [image]
         return card
+
+
+# the cited page in a task: 90 DPI, cropped to the chunk's boxes with more context than the report (~50 KB)
+TASK_REGION_SCALE = 1.25
+TASK_REGION_MARGIN = 72.0
+
+
+def _page_image(
+    registry: Registry, chunk: Chunk, ev: Evidence, version: Version, w: dict[str, Any]
+) -> dict[str, str] | None:
+    """The cited page region of a PDF-backed edition ({image: PNG data URI, caption}), or None."""
+    page = cited_page(chunk, ev.page)
+    if page is None:
+        return None
+    try:
+        uri = cached_chunk_region(registry, chunk, page, scale=TASK_REGION_SCALE, crop_margin=TASK_REGION_MARGIN)
+    except DataError:
+        return None  # an unreadable PDF copy costs the card its image, not the push
+    if uri is None:
+        return None
+    link = page_link(version, page)
+    caption = f"{w['page']} {page} · {version.version_id} · {w['highlighted']}" + (f" · {link}" if link else "")
+    return {"image": uri, "caption": caption}
 
 
 def _pages(ev: Evidence, chunk: Any, w: dict[str, Any]) -> str | None:

@@ -274,6 +274,8 @@ def inject_answers(
         raise UsageError(f"--style must be one of {', '.join(STYLES)} (got {style!r})")
     if parse_mode not in PARSE_MODES:
         raise UsageError(f"--parse-mode must be one of {', '.join(PARSE_MODES)} (got {parse_mode!r})")
+    if threshold is not None and threshold < 0:
+        raise UsageError(f"--threshold must be ≥ 0 (got {threshold})")
     chosen_style, mode = cast(Style, style), cast(ParseMode, parse_mode)
     if matcher == GOLD:
         injections = []

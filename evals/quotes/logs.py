@@ -214,8 +214,14 @@ class LogReport:
         ]
         if self.feedback_unmatched:
             lines.append(f"{self.feedback_unmatched} feedback event(s) match no answer (left out)")
-        header = "day         variant        answers  with  without  quotes  👍 with quotes          👍 without              difference                p"
-        lines.append(header)
+        if not self.total.answers:
+            since = f" at or after {self.since.isoformat()}" if self.since else ""
+            lines.append(f"no answer event{since}: nothing to report")
+            return "\n".join(lines) + "\n"
+        lines.append(
+            f"{'day':<11} {'variant':<14} {'answers':>7} {'with':>5} {'without':>8} {'quotes':>7}  "
+            f"{'👍 with quotes':<23} {'👍 without quotes':<23} {'difference':<25} p"
+        )
         rows = [(d, v, g) for (d, v), g in sorted(self.days.items())]
         rows += [("all days", v, g) for v, g in sorted(self.variants.items())]
         if len(self.variants) > 1:

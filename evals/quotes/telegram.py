@@ -334,7 +334,9 @@ def _parse_html(message: str) -> ParsedMessage:
 
 def _attribute_problems(tag: str, attrs: str, offset: int) -> list[str]:
     problems = []
-    found = {m.group(1).lower(): next((g for g in m.groups()[1:] if g is not None), "") for m in _HTML_ATTR.finditer(attrs)}
+    found = {
+        m.group(1).lower(): next((g for g in m.groups()[1:] if g is not None), "") for m in _HTML_ATTR.finditer(attrs)
+    }
     for name in found:
         if name not in HTML_TAGS[tag]:
             problems.append(f"offset {offset}: <{tag}> may not carry the attribute {name!r}")

@@ -31,6 +31,7 @@ from ..scores import JudgeAgreement, MetricEntry
 from . import plots
 from .compare import Comparison, compare_runs
 from .load import load_run, now_utc
+from .quotes import QuoteSection, find_quote_labs, is_quote_lab, quote_sections
 from .stats import ALPHA, PASS_DEFINITION, question_passed
 from .views import QuestionView, drilldown, safe_url
 
@@ -90,6 +91,7 @@ class ReportResult:
     gates: dict[str, GateResult]
     comparisons: list[Comparison] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    quote_sections: int = 0  # "Verbatim quotes" sections (folders with quote results)
 
 
 def pass_rate(run: RunFolder) -> float | None:
@@ -278,6 +280,7 @@ def _render(
     max_questions: int,
     notes: list[str],
     variants: list[dict[str, Any]] | None = None,
+    quote_sections: list[QuoteSection] | None = None,
 ) -> ReportResult:
     sections = [_section(r, gates, now, max_questions) for r in focus]
     gate_results = {r.run_id: evaluate(gates, r.scores) for r in runs}
@@ -306,9 +309,11 @@ def _render(
         metric_names=ALL_METRICS,
         per_answer=PER_ANSWER,
         notes=notes,
+        quote_sections=quote_sections or [],
     )
     _write_atomic(out, html)
-    return ReportResult(path=out, runs=runs, gates=gate_results, comparisons=comparisons, notes=notes)
+    return ReportResult(path=out, runs=runs, gates=gate_results, comparisons=comparisons, notes=notes,
+                        quote_sections=len(quote_sections or []))
 
 
 def _gates(gates: Path | str | GateConfig | None) -> GateConfig:
@@ -329,7 +334,14 @@ def render_report(
     if not run_dirs:
         raise UsageError("give at least one RUN_DIR")
     config = _gates(gates)
-    runs = sorted((load_run(d) for d in run_dirs), key=lambda r: (r.started_at, r.run_id))
+    # a folder with quote results and no manifest is a quote lab (`citeval quotes eval --out`), not a run
+    labs = [d for d in run_dirs if is_quote_lab(d)]
+    if len(labs) == len(run_dirs):
+        lab_path = Path(out) if out is not None else Path("reports") / "quotes.html"
+        title = "citeval report — verbatim quotes"
+        return _render([], [], [], lab_path, config, now or now_utc(), title, "single", max_questions, [],
+                       quote_sections=quote_sections(labs))
+    runs = sorted((load_run(d) for d in run_dirs if d not in labs), key=lambda r: (r.started_at, r.run_id))
     ids = Counter(r.run_id for r in runs)
     if any(n > 1 for n in ids.values()):
         raise UsageError(f"the same run was given twice: {', '.join(i for i, n in ids.items() if n > 1)}")
@@ -339,7 +351,9 @@ def render_report(
     path = Path(out) if out is not None else Path("reports") / f"{newest.run_id}.html"
     title = f"citeval report — {newest.run_id}" if len(runs) == 1 else f"citeval report — {len(runs)} runs"
     mode = "single" if len(runs) == 1 else "compare"
-    return _render(runs, [newest], comparisons, path, config, now or now_utc(), title, mode, max_questions, [])
+    quotes = quote_sections([newest.path, *labs])
+    return _render(runs, [newest], comparisons, path, config, now or now_utc(), title, mode, max_questions, [],
+                   quote_sections=quotes)
 
 
 # --- weekly --------------------------------------------------------------------------------
@@ -403,6 +417,12 @@ def render_weekly(
     now = now or now_utc()
     start = parse_since(since, now)
     runs, notes = find_runs(root, start, now)
+    labs = find_quote_labs(root, start, now)
+    if not runs and labs:
+        lab_path = Path(out) if out is not None else Path("reports") / f"{week_name(now)}.html"
+        notes.insert(0, f"quote results written from {start:%Y-%m-%d %H:%M} to {now:%Y-%m-%d %H:%M} UTC under {root}")
+        return _render([], [], [], lab_path, _gates(gates), now, f"citeval weekly report — {week_name(now)}", "weekly",
+                       max_questions, notes, [], quote_sections=quote_sections(labs, notes))
     if not runs:
         window = f"{start:%Y-%m-%d %H:%M} and {now:%Y-%m-%d %H:%M} UTC"
         raise DataError(root, None, f"no scored run started between {window}")
@@ -421,4 +441,6 @@ def render_weekly(
     path = Path(out) if out is not None else Path("reports") / f"{week_name(now)}.html"
     title = f"citeval weekly report — {week_name(now)}"
     notes.insert(0, f"runs started from {start:%Y-%m-%d %H:%M} to {now:%Y-%m-%d %H:%M} UTC under {root}")
-    return _render(runs, focus, comparisons, path, config, now, title, "weekly", max_questions, notes, variants)
+    quotes = quote_sections([*(r.path for r in focus), *labs], notes)
+    return _render(runs, focus, comparisons, path, config, now, title, "weekly", max_questions, notes, variants,
+                   quote_sections=quotes)

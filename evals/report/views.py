@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from ..checks import claims_of
 from ..data.models import TIERS_BY_RISK, Answer, Chunk, Evidence, Finding, Version
 from ..data.registry import Registry
-from ..data.render import page_link, render_chunk_region
+from ..data.render import cached_chunk_region, cited_page, page_link
 from ..errors import DataError
 from ..metrics import PER_ANSWER
 from ..runfolder import RunFolder
@@ -179,40 +179,22 @@ def _citation(run: RunFolder, answer: Answer, evidence_id: str, quote: str | Non
     return view
 
 
-# the report's page images: ~90 DPI, cropped to the chunk's boxes plus a margin (about 40 KB each)
+# the report's page images: 90 DPI, cropped to the chunk's boxes plus a margin (about 40 KB each)
 REGION_SCALE = 1.25
 REGION_MARGIN = 36.0
-_REGIONS: dict[tuple[str, str, int], str | None] = {}  # one render per (PDF, chunk, page) across runs
-
-
-def cited_page(chunk: Chunk, evidence: Evidence) -> int | None:
-    """The page a citation shows: the evidence's own page when it lies in the chunk, else the chunk's first."""
-    if chunk.page_start is None:
-        return None
-    last = chunk.page_end if chunk.page_end is not None else chunk.page_start
-    page = evidence.page
-    return page if page is not None and chunk.page_start <= page <= last else chunk.page_start
 
 
 def _add_page_region(
     view: CitationView, registry: Registry, chunk: Chunk, edition: Version, evidence: Evidence
 ) -> None:
     """The cited page region of a PDF-backed edition and the link opening the edition at that page."""
-    pdf = registry.source_pdf(chunk.version_id)
-    page = cited_page(chunk, evidence)
-    if pdf is None or page is None:
+    page = cited_page(chunk, evidence.page)
+    if page is None:
         return
-    key = (str(pdf), chunk.chunk_id, page)
-    if key not in _REGIONS:
-        if len(_REGIONS) >= 512:
-            _REGIONS.clear()
-        try:
-            _REGIONS[key] = render_chunk_region(
-                registry, chunk, page=page, scale=REGION_SCALE, crop_margin=REGION_MARGIN
-            )
-        except DataError:
-            _REGIONS[key] = None  # an unreadable copy costs the card its image, not the report
-    view.page_image = _REGIONS[key]
+    try:
+        view.page_image = cached_chunk_region(registry, chunk, page, scale=REGION_SCALE, crop_margin=REGION_MARGIN)
+    except DataError:
+        return  # an unreadable PDF copy costs the card its image, not the report
     if view.page_image is None:
         return
     view.page_shown = page

@@ -57,6 +57,12 @@ _GENITIVE = {"2": "двух", "3": "трех", "5": "пяти", "6": "шести
              "14": "четырнадцати", "15": "пятнадцати", "20": "двадцати", "24": "двадцати четырех", "30": "тридцати",
              "45": "сорока пяти", "60": "шестидесяти", "72": "семидесяти двух"}
 _AFTER_GENITIVE = re.compile(r"(не позднее|не ранее|в течение|не более|не менее|до|свыше|более) (\d+)(?= [а-я])")
+# Nominative number words before a unit in the genitive plural ("12 месяцев" → "двенадцать месяцев").
+_NOMINATIVE = {"5": "пять", "6": "шесть", "7": "семь", "10": "десять", "12": "двенадцать", "14": "четырнадцать",
+               "15": "пятнадцать", "20": "двадцать", "30": "тридцать", "45": "сорок пять", "60": "шестьдесят"}
+_BEFORE_PLURAL = re.compile(
+    r"(?<![\d,.–—-])(?<![\d,.–—-] )(\d+) (?=(?:рабочих |календарных )?(?:месяцев|дней|часов|минут|лет|суток)\b)"
+)
 _NUMBER = re.compile(r"\d+")
 _CLAUSE = re.compile(r"\d+(?:\.\d+)+\.? ")
 _LEADING_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[-–—•])\s+")
@@ -186,7 +192,9 @@ def without_clause_note(text: str) -> str:
 
 
 def in_words(text: str) -> str:
-    return _AFTER_GENITIVE.sub(lambda m: f"{m.group(1)} {_GENITIVE.get(m.group(2), m.group(2))}", text)
+    """Some numbers written in words, as a bot paraphrasing a passage does."""
+    text = _AFTER_GENITIVE.sub(lambda m: f"{m.group(1)} {_GENITIVE.get(m.group(2), m.group(2))}", text)
+    return _BEFORE_PLURAL.sub(lambda m: f"{_NOMINATIVE.get(m.group(1), m.group(1))} ", text)
 
 
 def misquote(quote: str) -> str | None:
@@ -242,7 +250,8 @@ def answer_for(registry: Registry, question: Question, variant: str) -> dict:
     elif variant == "lead_in":
         text = f"{text} Перед применением уточните порядок у старшей медицинской сестры отделения."
     elif variant == "words":
-        text = in_words(text)
+        spoken = in_words(text)
+        variant, text = ("words", spoken) if spoken != text else ("clean", text)
     elif variant == "misquote":
         changed = misquote(quote or "")
         variant, quote = ("misquote", changed) if changed else ("clean", quote)
@@ -279,9 +288,10 @@ def timeout(question: Question) -> dict:
             "raw": {"variant": "timeout"}}
 
 
-def main() -> None:
-    registry = Registry.load(DATASET)
-    questions = load_questions(DATASET)
+def build(dataset: Path = DATASET) -> list[dict]:
+    """Every answer of the second system, in question order."""
+    registry = Registry.load(dataset)
+    questions = load_questions(dataset)
     rows, turn, refusals, stale_turn = [], 0, 0, 0
     for question in questions:
         gold = question.gold
@@ -309,6 +319,11 @@ def main() -> None:
                 if stale_turn % STALE_EVERY == 1:
                     variant = "superseded" if stale_turn % (2 * STALE_EVERY) == 1 else "superseded_stale"
             rows.append(answer_for(registry, question, variant))
+    return rows
+
+
+def main() -> None:
+    rows = build()
     with OUT.open("w", encoding="utf-8") as out:
         for row in rows:
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
