@@ -88,6 +88,10 @@ def handles_errors(func: F) -> F:
             _fail("interrupted", 130)
         except (typer.Exit, typer.Abort, click.ClickException):
             raise
+        except (PermissionError, FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
+            if exc.filename is None:
+                _fail(_unexpected(exc), 1)
+            _fail(f"{exc.filename}: {exc.strerror}", 2)  # a path given that cannot be used
         except Exception as exc:  # noqa: BLE001 - a bug: one line for the user, the traceback in a log
             _fail(_unexpected(exc), 1)
 
@@ -354,10 +358,17 @@ def score(
     llm_key_env: LlmKeyOpt = None,
     ragas: RagasOpt = False,
     output: FormatOpt = OutputFormat.text,
+    workers: Annotated[
+        int | None, typer.Option(help="Processes scoring shards in parallel (default: the cores available).")
+    ] = None,
+    parquet: Annotated[
+        bool | None,
+        typer.Option("--parquet/--no-parquet", help="Also write per_question.parquet (default: from 50,000 answers)."),
+    ] = None,
 ) -> None:
     """Check citations, judge support and compute metrics for a saved run (never re-runs the backend)."""
     llm = _llm(llm_model, llm_base_url, llm_provider, llm_key_env)
-    result = evals.score_run(run_dir, judge=judge, llm=llm, ragas=ragas)
+    result = evals.score_run(run_dir, judge=judge, llm=llm, ragas=ragas, workers=workers, parquet=parquet)
     if output is OutputFormat.json:
         _print_json(result.scores.to_json())
     else:
@@ -603,8 +614,20 @@ def label_pull(
         Path | None, typer.Option("--from-file", help="Read a Label Studio JSON export instead of the server.")
     ] = None,
     rater: Annotated[
-        list[str] | None, typer.Option("--rater", help="ID=EMAIL for an export that names raters by user id.")
+        list[str] | None,
+        typer.Option(
+            "--rater",
+            help="ID=EMAIL for a Label Studio user id, annotation:ID=EMAIL for an annotation without an author; "
+            "kept in RUN/label_raters.json for later pulls.",
+        ),
     ] = None,
+    anonymous_raters: Annotated[
+        bool,
+        typer.Option("--anonymous-raters", help="Keep annotations without an author apart: each a rater of its own."),
+    ] = False,
+    count_predictions: Annotated[
+        bool, typer.Option("--count-predictions", help="Count annotations that accept a pre-annotation unchanged.")
+    ] = False,
     output: FormatOpt = OutputFormat.text,
     kind: Annotated[
         LabelKind, typer.Option("--kind", help="run: judgments of a run; quotes: gold of a quotes file.")
@@ -619,14 +642,13 @@ def label_pull(
     With --kind quotes, RUN_DIR is the quotes file that was pushed; --out gets it back with gold."""
     from evals import labels
 
-    raters: dict[int, str] = {}
-    for item in rater or []:
-        user_id, _, email = item.partition("=")
-        if not user_id.strip().isdigit() or not email.strip():
-            raise evals.UsageError(f"--rater must be ID=EMAIL, got {item!r}")
-        raters[int(user_id)] = email.strip()
+    rater_flags = labels.parse_rater_flags(rater or [])
     if kind is LabelKind.quotes:
         from evals.labels.quotes import pull_quotes
+
+        if any(not key.isdigit() for key in rater_flags):
+            raise evals.UsageError("--rater annotation:ID=EMAIL is for --kind run; quotes take --rater ID=EMAIL")
+        raters = {int(key): email for key, email in rater_flags.items()}
 
         if out is None:
             raise evals.UsageError("give --out QUOTES.jsonl: the quotes file with the raters' gold")
@@ -638,7 +660,10 @@ def label_pull(
         else:
             typer.echo(quote_report.summary())
         return
-    report = labels.pull(run_dir, project, from_file=from_file, raters=raters)
+    report = labels.pull(
+        run_dir, project, from_file=from_file, rater_flags=rater_flags, anonymous_raters=anonymous_raters,
+        count_predictions=count_predictions,
+    )
     if output is OutputFormat.json:
         _print_json(report.to_json())
     else:

@@ -19,12 +19,11 @@ from datetime import timedelta
 from pathlib import Path
 
 from evals import score_run, start_run
-from evals.data.jsonl import write_json_atomic, write_jsonl_atomic
+from evals.data.jsonl import load_questions, write_json_atomic, write_jsonl_atomic
 from evals.data.registry import Registry
 from evals.faults import FAULT_KINDS, apply_fault
 from evals.report import render_report, render_weekly
 from evals.report.load import clear_caches
-from evals.data.jsonl import load_questions
 from evals.runfolder import load_manifest, read_answers
 
 DEMO = Path(__file__).resolve().parent.parent / "datasets" / "demo"

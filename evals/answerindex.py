@@ -4,8 +4,10 @@ A run of 365,000 answers is 1–2 GB of JSON; parsed into records it is several 
 scoring stage streams instead: one pass over the file notes, per line, a hash of its
 question_id, its byte offset, length and line number (24 bytes a line, in numpy arrays); a
 worker later reads and parses just the lines of its shard. As everywhere else in the run
-folder (`runfolder.read_answers`), a resumed run's later line for a question wins, and a last
-line without its newline (torn by a kill, or still being written) is left out.
+folder (`runfolder.iter_answers`), a resumed run's later line for a question wins, and a last
+line that does not parse (torn by a kill, or still being written) is left out, while a complete
+last answer that only lacks its newline counts. Lines are read through the one reading layer
+(evals.reading: strict UTF-8, a BOM dropped, JSON within limits, no duplicate keys or NaN).
 
 The question_id is read from the line's start when the line is in the runner's own shape
 (`{"question_id": "…", …`), else from the parsed line. Hash collisions between different ids
@@ -14,16 +16,19 @@ are resolved exactly by re-reading the few colliding lines.
 
 from __future__ import annotations
 
-import json
 import re
 from array import array
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
+from .data.jsonl import validation_errors
 from .data.models import Answer
 from .errors import DataError
+from .reading import decode_text, json_type, parse_json
 
 __all__ = ["AnswerIndex", "answer_from_line", "question_id_of_line", "read_lines"]
 
@@ -31,31 +36,45 @@ __all__ = ["AnswerIndex", "answer_from_line", "question_id_of_line", "read_lines
 _LEADING_ID = re.compile(rb'\A\s*\{\s*"question_id"\s*:\s*"([^"\\]*)"')
 
 
+def _object(path: Path | str, lineno: int, line: bytes) -> dict[str, Any]:
+    obj = parse_json(decode_text(line, path, lineno), path, lineno)
+    if not isinstance(obj, dict):
+        raise DataError(path, lineno, f"expected an Answer object, got {json_type(obj)}")
+    return obj
+
+
 def question_id_of_line(path: Path | str, lineno: int, line: bytes) -> str:
-    """The question_id of one answers.jsonl line; a line that is no JSON object with a string
-    question_id is a DataError naming its line."""
+    """The question_id of one answers.jsonl line (read from its start when the runner wrote it;
+    the whole line is parsed later, by whoever scores it); a line that is no JSON object with a
+    string question_id is a DataError naming its line."""
     found = _LEADING_ID.match(line)
     if found is not None:
         try:
             return found.group(1).decode("utf-8")
         except UnicodeDecodeError:
             pass
-    try:
-        obj = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(path, lineno, f"not an Answer: {exc}") from None
-    qid = obj.get("question_id") if isinstance(obj, dict) else None
+    qid = _object(path, lineno, line).get("question_id")
     if not isinstance(qid, str):
-        raise DataError(path, lineno, "not an Answer: no question_id string", field="question_id")
+        raise DataError(path, lineno, "question_id must be a string", field="question_id")
     return qid
 
 
-def answer_from_line(path: Path | str, lineno: int, line: bytes | str) -> Answer:
-    """One answers.jsonl line as an Answer (pydantic's JSON parser, no dict in between)."""
+def answer_from_line(path: Path | str, lineno: int, line: bytes) -> Answer:
+    """One answers.jsonl line as an Answer, read as runfolder.iter_answers reads it."""
+    obj = _object(path, lineno, line)
     try:
-        return Answer.model_validate_json(line)
-    except ValueError as exc:
-        raise DataError(path, lineno, f"not an Answer: {exc}") from None
+        return Answer.model_validate(obj)
+    except ValidationError as exc:
+        raise validation_errors(path, lineno, exc)[0] from None
+
+
+def _complete(path: Path, lineno: int, line: bytes) -> bool:
+    """Whether a last line without its newline is a whole JSON object (else it is torn)."""
+    try:
+        _object(path, lineno, line)
+    except DataError:
+        return False
+    return True
 
 
 class AnswerIndex:
@@ -72,9 +91,9 @@ class AnswerIndex:
                 offset = 0
                 for lineno, line in enumerate(handle, 1):
                     size = len(line)
-                    if not line.endswith(b"\n"):
+                    if not line.endswith(b"\n") and not _complete(self.path, lineno, line):
                         break  # torn or in flight
-                    if line.strip():
+                    if line.strip(b" \t\r\n" if lineno > 1 else b" \t\r\n\xef\xbb\xbf"):
                         hashes.append(self._key(question_id_of_line(self.path, lineno, line)))
                         offsets.append(offset)
                         lengths.append(size)

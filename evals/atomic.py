@@ -249,8 +249,9 @@ class ScoreSet:
             self.finish()
 
 
-def score_set_problem(run_dir: Path | str, answers_name: str = "answers.jsonl") -> str | None:
-    """Why the scored files of run_dir cannot be trusted as one set, or None when they can."""
+def score_set_problem(run_dir: Path | str, answers_name: str = "answers.jsonl", *, answers: bool = True) -> str | None:
+    """Why the scored files of run_dir cannot be trusted as one set, or None when they can
+    (answers=False: only whether a score was interrupted, not whether the answers changed since)."""
     marker = Path(run_dir) / SCORE_MARKER
     if not marker.exists():
         return None
@@ -263,13 +264,13 @@ def score_set_problem(run_dir: Path | str, answers_name: str = "answers.jsonl") 
         return "scoring was interrupted, so its scored files may be a mix of two scorings; score the run again"
     if state != "complete":
         return f"its score.complete marker has an unknown state {state!r}; score the run again"
-    if doc.get("answers_sha256") != answers_sha256(Path(run_dir) / answers_name):
+    if answers and doc.get("answers_sha256") != answers_sha256(Path(run_dir) / answers_name):
         return "its answers changed after it was scored (a resumed run?); score the run again"
     return None
 
 
-def require_complete_score(run_dir: Path | str) -> None:
+def require_complete_score(run_dir: Path | str, *, answers: bool = True) -> None:
     """A DataError naming the marker when the run's scored files are not one complete set."""
-    problem = score_set_problem(run_dir)
+    problem = score_set_problem(run_dir, answers=answers)
     if problem:
         raise DataError(Path(run_dir) / SCORE_MARKER, None, problem)

@@ -27,7 +27,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ._version import __version__
+from .atomic import require_complete_score
 from .errors import DataError
+from .reading import read_text
 
 BUNDLE_FORMAT = 1
 INDEX = "citeval-bundle.json"
@@ -99,13 +101,14 @@ def write_bundle(run_dir: Path | str, out: Path | str) -> BundleResult:
         if not (run_dir / name).is_file():
             hint = " (score the run first: citeval score RUN)" if name != "manifest.json" else ""
             raise DataError(run_dir / name, None, f"file not found{hint}")
+    require_complete_score(run_dir, answers=False)  # never a bundle of a score killed halfway (evals.atomic)
     secrets = _environment_secrets()
     result = BundleResult(path=out, run_id=_run_id(run_dir))
     payload: dict[str, bytes] = {}
     for name in RUN_FILES:
         path = run_dir / name
         if path.is_file():
-            text, n = redact(path.read_text(encoding="utf-8"), secrets)
+            text, n = redact(read_text(path), secrets)  # strict UTF-8 naming the line
             payload[name] = text.encode("utf-8")
             result.redactions += n
             result.files.append(name)
@@ -129,8 +132,16 @@ def write_bundle(run_dir: Path | str, out: Path | str) -> BundleResult:
     return result
 
 
-def _safe_member(path: Path, member: tarfile.TarInfo) -> None:
+def _member_name(member: tarfile.TarInfo) -> str:
+    """A member's bundle name: `tar -C RUN .` writes "./manifest.json" for "manifest.json"."""
     name = member.name
+    while name.startswith("./"):
+        name = name[2:]
+    return name
+
+
+def _safe_member(path: Path, member: tarfile.TarInfo) -> None:
+    name = _member_name(member)
     if name not in (*RUN_FILES, INDEX):
         raise DataError(path, None, f"unexpected member {name!r} in the bundle (only run files, no paths)")
     if not member.isfile():
@@ -167,10 +178,15 @@ def read_bundle(path: Path | str, dest: Path | str) -> Path:
         with tarfile.open(path, "r:*") as tar:
             files: dict[str, bytes] = {}
             for member in tar.getmembers():
+                if member.isdir() and _member_name(member) in ("", "."):
+                    continue  # the top folder entry of a bundle packed by hand with tar -C RUN .
                 _safe_member(path, member)
                 handle = tar.extractfile(member)
                 assert handle is not None  # a regular file always has content
-                files[member.name] = handle.read()
+                name = _member_name(member)
+                if name in files:
+                    raise DataError(path, None, f"member {name!r} appears twice in the bundle")
+                files[name] = handle.read()
     except (tarfile.TarError, EOFError, OSError) as exc:
         raise DataError(path, None, f"not a readable .tar.gz bundle: {exc}") from None
     _check_index(path, files)

@@ -395,7 +395,10 @@ def check_links(answer: Answer, registry: Registry, evidence: EvidenceChecker) -
     redirect = False
     for link in answer.links:
         codes = link_codes.setdefault(link.evidence_id, [])
-        scheme = urlsplit(link.url.strip()).scheme.lower()
+        try:
+            scheme = urlsplit(link.url.strip()).scheme.lower()
+        except ValueError:  # not a URL at all (e.g. "http://[::1"): no one may be sent there
+            scheme = ""
         if scheme not in ("http", "https"):
             codes.append("LINK_UNSAFE_SCHEME")
             continue

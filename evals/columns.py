@@ -8,6 +8,8 @@ appended one answer at a time and concatenated shard by shard in question order:
   module: the aggregation turns it into null with a reason),
 - codes of risk tier and status, and (question, tag) pairs,
 - abstained / should_abstain / accepted as int8 (-1 for None), cost in USD (NaN for None),
+- per prediction-powered metric (evals.ppi), the answer's value with the raters' labels alone
+  and with the judge's alone (NaN for None),
 - counters of anchor levels and findings (overall and by tier), which do not grow with the run.
 
 About 8 bytes per metric and a dozen more per question. Built in question order, the columns
@@ -79,6 +81,8 @@ class RunColumns:
         self._should_abstain: array[int] = array("b")
         self._accepted: array[int] = array("b")
         self._cost: array[float] = array("d")
+        self.ppi_names: list[str] = []
+        self._ppi: dict[str, tuple[array[float], array[float]]] = {}
         self.anchor_levels: Counter[str] = Counter()
         self.findings: Counter[str] = Counter()
         self.findings_by_tier: dict[str, Counter[str]] = {}
@@ -99,15 +103,30 @@ class RunColumns:
             self.metric_names.append(name)
         return column
 
+    def _ppi_pair(self, name: str) -> tuple[array[float], array[float]]:
+        pair = self._ppi.get(name)
+        if pair is None:
+            pair = self._ppi[name] = (array("d", [math.nan]) * self.n, array("d", [math.nan]) * self.n)
+            self.ppi_names.append(name)
+        return pair
+
     def add(self, score: AnswerScore) -> None:
         """Append one scored answer."""
         row = self.n
         for name, value in score.values.items():
             self._metric(name).append(math.nan if value is None else float(value))
         self.n += 1
-        for name, column in self._values.items():
+        for column in self._values.values():
             if len(column) < self.n:  # a metric this answer does not carry
                 column.append(math.nan)
+        for name, (human, judge) in getattr(score, "ppi_inputs", {}).items():
+            pair = self._ppi_pair(name)
+            pair[0].append(math.nan if human is None else float(human))
+            pair[1].append(math.nan if judge is None else float(judge))
+        for human_column, judge_column in self._ppi.values():
+            if len(human_column) < self.n:
+                human_column.append(math.nan)
+                judge_column.append(math.nan)
         tier = score.risk_tier
         self._tier.append(self.tiers.code(tier))
         self._status.append(self.statuses.code(score.status))
@@ -132,6 +151,13 @@ class RunColumns:
             source = other._values.get(name)
             column.extend(source if source is not None else array("d", [math.nan]) * other.n)
             assert len(column) == total
+        for name in other.ppi_names:
+            self._ppi_pair(name)
+        for name, (human_column, judge_column) in self._ppi.items():
+            source_pair = other._ppi.get(name)
+            blank = array("d", [math.nan]) * other.n
+            human_column.extend(source_pair[0] if source_pair is not None else blank)
+            judge_column.extend(source_pair[1] if source_pair is not None else blank)
         self.n = total
         for mine, theirs, codes_mine, codes_theirs in (
             (self._tier, other._tier, self.tiers, other.tiers),
@@ -161,6 +187,13 @@ class RunColumns:
         if column is None:
             return np.full(self.n, np.nan)
         return np.frombuffer(column, dtype=np.float64) if self.n else np.empty(0)
+
+    def ppi_inputs(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(raters' value, judge's value) per answer of a prediction-powered metric (NaN: none)."""
+        pair = self._ppi.get(name)
+        if pair is None or not self.n:
+            return np.full(self.n, np.nan), np.full(self.n, np.nan)
+        return np.frombuffer(pair[0], dtype=np.float64), np.frombuffer(pair[1], dtype=np.float64)
 
     @property
     def tier(self) -> np.ndarray:
@@ -210,7 +243,7 @@ class RunColumns:
     def nbytes(self) -> int:
         """Memory held by the per-row columns (the counters are bounded by the codes)."""
         arrays: Sequence[array[int] | array[float]] = [
-            *self._values.values(), self._tier, self._status, self._tag_row, self._tag_code,
-            self._abstained, self._should_abstain, self._accepted, self._cost,
+            *self._values.values(), *(c for pair in self._ppi.values() for c in pair), self._tier, self._status,
+            self._tag_row, self._tag_code, self._abstained, self._should_abstain, self._accepted, self._cost,
         ]
         return sum(a.itemsize * len(a) for a in arrays)

@@ -3,6 +3,7 @@ questions, by risk tier and by tag. A value that cannot be computed is null with
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -12,15 +13,16 @@ import numpy as np
 
 from .bootstrap import RESAMPLES, SEED, bootstrap_means, generator, percentile_interval
 from .checks import AnswerCheck, MarkerCheck
+from .columns import RunColumns
 from .data.models import Judgment
 from .data.registry import Registry
-from .data.text import normalize
+from .gold import ANCHOR_LEVELS, gold_anchor_level
 from .joint import pair_credit, union_support
-from .precedence import LabelKey, chosen_labels
-from .scores import Breakdown, Cost, MetricEntry, QuestionScore, Scores
+from .ppi import PPI_METRICS, ppi_estimate
+from .precedence import AUTO_PREFIX, LabelKey, chosen_labels
+from .scores import Breakdown, Cost, MetricEntry, PpiEntry, QuestionScore, Scores
 
 FAITHFULNESS_MISSING = "not computed (run score with --ragas)"
-ANCHOR_LEVELS = ("document", "section", "page", "char")
 Labels = Mapping[LabelKey, str]
 
 PER_ANSWER = (
@@ -30,8 +32,11 @@ PER_ANSWER = (
     "anchor_accuracy",
     "version_correctness",
     "faithfulness",
+    "context_support",  # claims backed by the retrieved evidence: set by evals.context_support
     "quote_exactness",
     "number_support",
+    "key_fact_recall",
+    "gold_evidence_recall",
     "error_rate",
 )
 ABSTENTION = ("abstention_precision", "abstention_recall", "abstention_f1")
@@ -41,11 +46,24 @@ ALL_METRICS = (*PER_ANSWER, *ABSTENTION)
 # --- support labels ------------------------------------------------------------------
 
 
-def pick_labels(judgments: Iterable[Judgment], auto_source: str | None) -> dict[LabelKey, str]:
+class ChosenLabels(dict[LabelKey, str]):
+    """The labels the metrics count, plus each side alone for the prediction-powered estimates
+    (evals.ppi): `human` (human and adjudicated labels only) and `auto` (the chosen judge's)."""
+
+    def __init__(self, chosen: dict[LabelKey, str], human: dict[LabelKey, str], auto: dict[LabelKey, str]) -> None:
+        super().__init__(chosen)
+        self.human = human
+        self.auto = auto
+
+
+def pick_labels(judgments: Iterable[Judgment], auto_source: str | None) -> ChosenLabels:
     """One label per (question, claim, evidence, field) by the precedence of DESIGN 5
     (evals.precedence): adjudicated, else the latest human, else the chosen auto judge; other
-    auto judges are ignored."""
-    return chosen_labels(judgments, auto_source)
+    auto judges are ignored. The human-only and judge-only choices ride along (same function)."""
+    rows = list(judgments)
+    human = [j for j in rows if not j.source.startswith(AUTO_PREFIX)]
+    auto = [j for j in rows if auto_source is not None and j.source == auto_source]
+    return ChosenLabels(chosen_labels(rows, auto_source), chosen_labels(human, None), chosen_labels(auto, auto_source))
 
 
 # --- per answer ----------------------------------------------------------------------
@@ -67,15 +85,19 @@ class AnswerScore:
     findings: list[str] = field(default_factory=list)
     accepted: bool | None = None
     cost_usd: float | None = None
+    # per PPI metric: (value with human / adjudicated labels only, value with the judge's only);
+    # set only when the run has human labels (evals.ppi)
+    ppi_inputs: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
 
     def to_row(self) -> QuestionScore:
         """The per_question.jsonl row."""
+        values: dict[str, Any] = {name: _round(self.values.get(name)) for name in (*PER_ANSWER, *added_metrics([self]))}
         return QuestionScore(
             question_id=self.question_id,
             risk_tier=self.risk_tier,
             tags=self.tags,
             status=self.status,
-            **{name: _round(self.values.get(name)) for name in (*PER_ANSWER, *added_metrics([self]))},
+            **values,
             abstained=self.abstained,
             should_abstain=self.should_abstain,
             markers=self.markers,
@@ -85,6 +107,11 @@ class AnswerScore:
             accepted=self.accepted,
             cost_usd=self.cost_usd,
             reasons=self.reasons,
+            ppi_inputs={
+                name: {"human": _round(human), "judge": _round(judge)}
+                for name, (human, judge) in self.ppi_inputs.items()
+            }
+            or None,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -104,55 +131,12 @@ def _round(value: float | None) -> float | None:
 def _gold_anchor_level(
     check: AnswerCheck, marker: MarkerCheck, registry: Registry, skipped: list[str] | None = None
 ) -> tuple[str, bool] | None:
-    """Level at which a valid marker meets a gold anchor of the same document, and whether it matches.
-
-    A gold item that names only a page, on an edition without page information, can neither match
-    nor mismatch: it is left out and the reason appended to `skipped`.
-    """
+    """Level at which a valid marker meets a gold anchor of the same document, and whether it
+    matches (evals.gold.gold_anchor_level; unchecked gold pages go to `skipped`)."""
     gold = check.question.gold
-    chunk = marker.chunk
-    if gold is None or chunk is None:
+    if gold is None or marker.chunk is None:
         return None
-    best: tuple[str, bool] | None = None
-    order = {level: rank for rank, level in enumerate(ANCHOR_LEVELS)}
-    for g in gold.evidence:
-        if g.document_id != chunk.document_id:
-            continue
-        same_edition = g.version_id is None or g.version_id == chunk.version_id
-        if same_edition and g.page is not None and not g.quote and g.char_start is None:
-            reason = registry.page_check_skip_reason(chunk.version_id)
-            if reason is not None:
-                if skipped is not None:
-                    skipped.append(reason)
-                continue
-        level, match = "document", same_edition and g.page is None and g.quote is None and g.char_start is None
-        if same_edition:
-            span_hit = (
-                g.char_start is not None
-                and g.char_end is not None
-                and chunk.char_start is not None
-                and chunk.char_end is not None
-                and g.char_start < chunk.char_end
-                and chunk.char_start < g.char_end
-            )
-            quote_hit = bool(g.quote) and normalize(g.quote or "") in normalize(chunk.text)
-            page_hit = (
-                g.page is not None
-                and chunk.page_start is not None
-                and chunk.page_start <= g.page <= (chunk.page_end or chunk.page_start)
-            )
-            if span_hit or quote_hit:
-                level, match = "char", True
-            elif page_hit:
-                level, match = "page", True
-        if level == "document" and g.quote:
-            # same section: the gold quote lies under the same heading path in the cited edition
-            siblings = [c for c in registry.chunks_of(chunk.version_id) if c.heading_path == chunk.heading_path]
-            if any(normalize(g.quote) in normalize(c.text) for c in siblings):
-                level = "section"
-        if best is None or (match, order[level]) > (best[1], order[best[0]]):
-            best = (level, match)
-    return best
+    return gold_anchor_level(gold.evidence, marker.chunk, registry, skipped)
 
 
 @dataclass(frozen=True)
@@ -301,6 +285,34 @@ def number_support(check: AnswerCheck) -> MetricOutcome:
     return _outcome(sum(numbers), len(numbers), "no claim carries a number")
 
 
+def key_fact_recall(check: AnswerCheck) -> MetricOutcome:
+    """Gold key facts the answer states / gold key facts (evals.keyfacts, read by the checks)."""
+    stated = check.key_facts_stated or []
+    return _outcome(sum(stated), len(stated), "gold lists no key facts")
+
+
+def gold_evidence_recall(check: AnswerCheck) -> MetricOutcome:
+    """Gold evidence items a valid marker reaches / gold evidence items (evals.gold); an answer
+    that cites only other documents scores 0."""
+    reached = check.gold_evidence_reached or []
+    return _outcome(sum(reached), len(reached), "gold names no evidence")
+
+
+def ppi_inputs(check: AnswerCheck, human: Labels, auto: Labels) -> dict[str, tuple[float | None, float | None]]:
+    """Per PPI metric, the answer's value with the raters' labels alone (None when they labelled
+    no (claim, evidence) pair of it) and with the judge's alone."""
+    qid = check.question.question_id
+    labelled = any((qid, m.claim_id, m.evidence_id, "support") in human for m in check.markers)
+    values = {
+        "citation_correctness": (citation_correctness(check, human).value, citation_correctness(check, auto).value),
+        "citation_completeness": (
+            citation_completeness(claim_support(check, human)).value,
+            citation_completeness(claim_support(check, auto)).value,
+        ),
+    }
+    return {name: (h if labelled else None, j) for name, (h, j) in values.items() if name in PPI_METRICS}
+
+
 def context_support(verdicts: Sequence[str]) -> MetricOutcome:
     """Claims the retrieved context supports / claims judged against it (evals.context_support):
     partial and unsupported count 0, cannot_judge is left out."""
@@ -309,8 +321,10 @@ def context_support(verdicts: Sequence[str]) -> MetricOutcome:
 
 
 def accepted(check: AnswerCheck, labels: Labels, states: Sequence[str]) -> bool | None:
-    """Whether the answer could be shown as is: no integrity finding, not one it should have
-    refused, and every significant claim supported; None while its pairs are unlabelled."""
+    """Whether the answer could be shown as is: no finding (the registry's, and those against
+    gold: every key fact stated, every gold evidence item reached, no marker off the gold
+    anchor, where gold says so), not one it should have refused, and every significant claim
+    supported; None while its pairs are unlabelled."""
     q = check.question
     integrity = [f for f in check.findings if f.code not in ("SHOULD_HAVE_ABSTAINED", "UNNEEDED_ABSTENTION")]
     if integrity or (q.gold and q.gold.should_abstain):
@@ -354,21 +368,30 @@ def score_answer(
         "faithfulness": faithfulness_outcome(faithfulness),
         "quote_exactness": quote_exactness(check),
         "number_support": number_support(check),
+        "key_fact_recall": key_fact_recall(check),
+        "gold_evidence_recall": gold_evidence_recall(check),
     }
     for name, outcome in outcomes.items():
         s.values[name] = outcome.value
         if outcome.reason is not None:
             s.reasons[name] = outcome.reason
     s.accepted = accepted(check, labels, states)
+    human, auto = getattr(labels, "human", None), getattr(labels, "auto", None)
+    if human and auto is not None:  # raters labelled something in this run
+        s.ppi_inputs = ppi_inputs(check, human, auto)
     return s
 
 
 # --- run level -----------------------------------------------------------------------
 
 
-def mean_metric(values: Sequence[float | None], seed: int = SEED) -> dict[str, Any]:
-    """Mean over the answers where the metric applies, with a percentile bootstrap interval."""
-    x = np.array([v for v in values if v is not None], dtype=np.float64)
+def mean_metric(values: Sequence[float | None] | np.ndarray, seed: int = SEED) -> dict[str, Any]:
+    """Mean over the answers where the metric applies, with a percentile bootstrap interval
+    (values: None, or NaN in an array column, where it does not apply)."""
+    if isinstance(values, np.ndarray):
+        x = values[~np.isnan(values)].astype(np.float64, copy=False)
+    else:
+        x = np.array([v for v in values if v is not None], dtype=np.float64)
     n = len(x)
     if n == 0:
         return {"value": None, "ci": None, "n": 0, "reason": "no answer to which the metric applies"}
@@ -407,15 +430,22 @@ _ABSTENTION_UNDEFINED = {
 
 def abstention_metrics(pairs: Sequence[tuple[bool, bool]], seed: int = SEED) -> dict[str, dict[str, Any]]:
     """Precision, recall and F1 of abstaining (positive class) against gold, as run-level ratios."""
-    n = len(pairs)
+    pred = np.array([p for p, _ in pairs], dtype=np.float64)
+    gold = np.array([g for _, g in pairs], dtype=np.float64)
+    return abstention_from_flags(pred, gold, seed)
+
+
+def abstention_from_flags(pred: np.ndarray, gold: np.ndarray, seed: int = SEED) -> dict[str, dict[str, Any]]:
+    """abstention_metrics over two parallel 0/1 arrays (abstained, should_abstain)."""
+    n = len(pred)
     if n == 0:
         reason = "no non-error question with gold should_abstain"
         return {name: {"value": None, "ci": None, "n": 0, "reason": reason} for name in ABSTENTION}
-    pred = np.array([p for p, _ in pairs], dtype=np.float64)
-    gold = np.array([g for _, g in pairs], dtype=np.float64)
+    pred = pred.astype(np.float64, copy=False)
+    gold = gold.astype(np.float64, copy=False)
     point = _abstention_stats(np.array([(pred * gold).sum()]), np.array([pred.sum()]), np.array([gold.sum()]))
     # resampling questions = drawing counts of the four (abstained, should_abstain) cells
-    cells = np.array([p * 2 + g for p, g in zip(pred, gold, strict=True)], dtype=np.int64)
+    cells = (pred * 2 + gold).astype(np.int64)
     freq = np.bincount(cells, minlength=4) / n
     draws = generator(seed).multinomial(n, freq, size=RESAMPLES).astype(np.float64)
     boot = _abstention_stats(draws[:, 3], draws[:, 2] + draws[:, 3], draws[:, 1] + draws[:, 3])
@@ -432,28 +462,40 @@ def abstention_metrics(pairs: Sequence[tuple[bool, bool]], seed: int = SEED) -> 
     return out
 
 
-def aggregate(scores: Sequence[AnswerScore], seed: int = SEED) -> dict[str, MetricEntry]:
-    """Every metric of DESIGN 6 over a set of answers."""
-    names = (*PER_ANSWER, *added_metrics(scores))
-    out = {name: mean_metric([s.values.get(name) for s in scores], seed) for name in names}
+Scored = Sequence[AnswerScore] | RunColumns
+
+
+def _columns(scores: Scored) -> RunColumns:
+    return scores if isinstance(scores, RunColumns) else RunColumns.of(scores)
+
+
+def aggregate(scores: Scored, seed: int = SEED, rows: np.ndarray | None = None) -> dict[str, MetricEntry]:
+    """Every metric of DESIGN 6 over a set of answers (scored answers, or the run's compact
+    columns and, optionally, the rows of a tier or tag): each per-answer metric — DESIGN 6's,
+    then any other a stage put into the answers' values, in name order — then abstention."""
+    columns = _columns(scores)
+
+    def column(values: np.ndarray) -> np.ndarray:
+        return values if rows is None else values[rows]
+
+    names = (*PER_ANSWER, *sorted(set(columns.metric_names) - set(PER_ANSWER)))
+    out = {name: mean_metric(column(columns.values(name)), seed) for name in names}
     # error_rate is over every question
-    pairs = [
-        (bool(s.abstained), bool(s.should_abstain))
-        for s in scores
-        if s.abstained is not None and s.should_abstain is not None
-    ]
-    out.update(abstention_metrics(pairs, seed))
+    abstained, should_abstain = column(columns.abstained), column(columns.should_abstain)
+    known = (abstained >= 0) & (should_abstain >= 0)
+    out.update(abstention_from_flags(abstained[known], should_abstain[known], seed))
     if out["faithfulness"]["value"] is None:
         out["faithfulness"]["reason"] = FAITHFULNESS_MISSING
     return {name: MetricEntry.model_validate(entry) for name, entry in out.items()}
 
 
-def run_cost(scores: Sequence[AnswerScore]) -> Cost:
+def run_cost(scores: Scored) -> Cost:
     """Total cost and cost per accepted answer (null with a reason when it cannot be known)."""
-    costs = [s.cost_usd for s in scores if s.cost_usd is not None]
-    accepted_n = sum(1 for s in scores if s.accepted)
-    decided = sum(1 for s in scores if s.accepted is not None)
-    answered = sum(1 for s in scores if s.status == "answered")
+    columns = _columns(scores)
+    costs = [float(c) for c in columns.cost if not np.isnan(c)]  # summed in question order, as floats
+    accepted_n = int((columns.accepted == 1).sum())
+    decided = int((columns.accepted >= 0).sum())
+    answered = columns.status_count("answered")
     total = round(sum(costs), 6) if costs else None
     all_decided = decided >= answered
     cost = Cost(total_usd=total, accepted_answers=accepted_n if all_decided else None)
@@ -468,34 +510,55 @@ def run_cost(scores: Sequence[AnswerScore]) -> Cost:
     return cost
 
 
-def build_scores(scores: Sequence[AnswerScore], seed: int = SEED) -> Scores:
-    """The metric part of scores.json: metrics, by_tier, by_tag, anchor levels, findings and cost
-    (the scoring stage adds the run's identity, judges and provenance)."""
-    tiers = sorted({s.risk_tier for s in scores})
-    tags = sorted({t for s in scores for t in s.tags})
-    levels = Counter(level for s in scores for level in s.anchor_levels)
-    findings = Counter(code for s in scores for code in s.findings)
+def build_scores(scores: Scored, seed: int = SEED) -> Scores:
+    """The metric part of scores.json: metrics, by_tier, by_tag, anchor levels, findings, cost
+    and ppi (the scoring stage adds the run's identity, judges and provenance), from scored
+    answers or from the compact columns a streamed scoring keeps (evals.columns)."""
+    columns = _columns(scores)
+    tiers = sorted(columns.tiers.names)
+    tags = sorted(columns.tags.names)
     return Scores(
-        n_questions=len(scores),
-        metrics=aggregate(scores, seed),
-        by_tier={t: breakdown([s for s in scores if s.risk_tier == t], seed) for t in tiers},
-        by_tag={t: breakdown([s for s in scores if t in s.tags], seed) for t in tags},
-        anchor_level={k: levels.get(k, 0) for k in ANCHOR_LEVELS},
-        findings=dict(sorted(findings.items())),
-        findings_by_tier={t: dict(Counter(c for s in scores if s.risk_tier == t for c in s.findings)) for t in tiers},
-        cost=run_cost(scores),
+        n_questions=columns.n,
+        metrics=aggregate(columns, seed),
+        by_tier={t: _breakdown(columns, columns.rows_of_tier(t), seed) for t in tiers},
+        by_tag={t: _breakdown(columns, columns.rows_of_tag(t), seed) for t in tags},
+        anchor_level={k: columns.anchor_levels.get(k, 0) for k in ANCHOR_LEVELS},
+        findings=dict(sorted(columns.findings.items())),
+        findings_by_tier={t: dict(columns.findings_by_tier.get(t, Counter())) for t in tiers},
+        cost=run_cost(columns),
+        ppi=run_ppi(columns, seed),
     )
 
 
-_BODY = ("n_questions", "metrics", "by_tier", "by_tag", "anchor_level", "findings", "findings_by_tier", "cost")
+def _optional(values: np.ndarray) -> list[float | None]:
+    return [None if math.isnan(v) else v for v in values.tolist()]
 
 
-def scores_document(scores: Sequence[AnswerScore], seed: int = SEED) -> dict[str, Any]:
-    """The metric part of scores.json as JSON (see build_scores)."""
+def run_ppi(scores: Scored, seed: int = SEED) -> dict[str, PpiEntry] | None:
+    """DESIGN 6 `ppi.<metric>` when raters labelled part of the run (None when they labelled
+    nothing): the prediction-powered mean beside the judge-only and human-only ones."""
+    columns = _columns(scores)
+    sides = {name: columns.ppi_inputs(name) for name in PPI_METRICS}
+    if not any((~np.isnan(human)).any() for human, _ in sides.values()):
+        return None
+    return {
+        name: ppi_estimate(_optional(human), _optional(judge), seed=seed) for name, (human, judge) in sides.items()
+    }
+
+
+_BODY = ("n_questions", "metrics", "by_tier", "by_tag", "anchor_level", "findings", "findings_by_tier", "cost", "ppi")
+
+
+def scores_document(scores: Scored, seed: int = SEED) -> dict[str, Any]:
+    """The metric part of scores.json as JSON (see build_scores; `ppi` only when computed)."""
     doc = build_scores(scores, seed).to_json()
-    return {key: doc[key] for key in _BODY}
+    return {key: doc[key] for key in _BODY if key in doc}
 
 
 def breakdown(subset: Sequence[AnswerScore], seed: int) -> Breakdown:
     """One tier's or tag's metrics (on disk each also stands at the top of the entry)."""
-    return Breakdown(n=len(subset), metrics=aggregate(subset, seed))
+    return _breakdown(_columns(subset), None, seed)
+
+
+def _breakdown(columns: RunColumns, rows: np.ndarray | None, seed: int) -> Breakdown:
+    return Breakdown(n=columns.n if rows is None else len(rows), metrics=aggregate(columns, seed, rows))

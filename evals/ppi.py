@@ -75,19 +75,20 @@ def labels_needed(
     # answers a human-only mean needs for that width: half-width z·sd/√n ≤ width/2
     n0 = math.ceil((2 * _Z * sd / width) ** 2)
     out["human_only_answers"] = n0
+    plan = None
+    if float(judge.std()) == 0.0:  # a judge that does not vary cannot track the raters
+        out["ppi_corr"] = 0.0
+    else:
+        from ppi_py.ppi_power_analysis import ppi_mean_power
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            plan = ppi_mean_power(human, judge, cost_Y=1.0, cost_Yhat=_JUDGE_COST, effective_n=n0, n_max=total)
+        out["ppi_corr"] = round(float(plan["ppi_corr"]), 4)
     if n0 > total:
         out["reason"] = f"even all {total} answers labelled give an interval wider than {width:g}"
-        return out
-    if float(judge.std()) == 0.0:  # a judge that does not vary cannot track the raters
-        out["ppi_corr"], out["answers"] = 0.0, n0
-        return out
-    from ppi_py.ppi_power_analysis import ppi_mean_power
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        plan = ppi_mean_power(human, judge, cost_Y=1.0, cost_Yhat=_JUDGE_COST, effective_n=n0, n_max=total)
-    out["ppi_corr"] = round(float(plan["ppi_corr"]), 4)
-    out["answers"] = int(min(max(plan["n"], 2), n0))
+    else:
+        out["answers"] = n0 if plan is None else int(min(max(plan["n"], 2), n0))
     return out
 
 
@@ -121,10 +122,14 @@ def ppi_estimate(
     else:
         from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
 
+        # a judge that gives every answer the same value tracks nothing: the power tuning is 0/0,
+        # and every weight gives the human mean with the classical interval; λ = 1 computes it
+        lam = 1.0 if float(all_judge.std()) == 0.0 else None
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            point = float(np.ravel(ppi_mean_pointestimate(y, y_hat, unlabelled))[0])
-            lo, hi = (float(np.ravel(b)[0]) for b in ppi_mean_ci(y, y_hat, unlabelled, alpha=1 - CONFIDENCE))
+            point = float(np.ravel(ppi_mean_pointestimate(y, y_hat, unlabelled, lam=lam))[0])
+            bounds = ppi_mean_ci(y, y_hat, unlabelled, alpha=1 - CONFIDENCE, lam=lam)
+            lo, hi = (float(np.ravel(b)[0]) for b in bounds)
         if all(math.isfinite(v) for v in (point, lo, hi)):
             entry.value, entry.ci = _clip(point), (_clip(lo), _clip(hi))
         else:
@@ -135,15 +140,5 @@ def ppi_estimate(
 
 def labels_needed_line(metric: str, entry: PpiEntry) -> str:
     """One line for the CLI and the report, e.g. `labels needed for citation_correctness ±0.05:
-    64 of 148 answers (judge PPI correlation 0.71; human labels alone: 120)`."""
-    plan = (entry.model_extra or {}).get("labels_needed") or {}
-    width = plan.get("width", DEFAULT_WIDTH)
-    head = f"labels needed for {metric} ±{width / 2:g}:"
-    total = entry.n_labelled + entry.n_auto
-    if plan.get("answers") is None:
-        return f"{head} — ({plan.get('reason', 'not computed')})"
-    return (
-        f"{head} {plan['answers']} of {total} answers labelled by raters, the judge scoring the rest "
-        f"(judge PPI correlation {plan['ppi_corr']:.2f}; human labels alone: {plan['human_only_answers']}; "
-        f"labelled now: {entry.n_labelled})"
-    )
+    64 of 148 answers labelled by raters, …` (PpiEntry.labels_needed_line)."""
+    return entry.labels_needed_line(metric)

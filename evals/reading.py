@@ -16,6 +16,7 @@ file, the line and (where known) the field — never a traceback:
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import math
@@ -150,28 +151,42 @@ def _depth_and_surrogates(value: Any, max_depth: int, find_surrogates: bool) -> 
     return None
 
 
-def parse_json(text: str, path: Path | str, line: int | None = None, limits: JsonLimits | None = None) -> Any:
-    """One JSON document within the limits; any problem is a DataError at path:line."""
-    limits = _limits(limits)
-
-    def checked_int(digits: str) -> int:
-        if len(digits.lstrip("-")) > limits.max_number_digits:
-            raise _JsonProblem(f"a number longer than {limits.max_number_digits} digits")
-        return int(digits)
+@functools.lru_cache(maxsize=8)
+def _decoders(max_digits: int) -> tuple[re.Pattern[str], json.JSONDecoder, json.JSONDecoder]:
+    """For a digit limit: the pattern of a digit run over it, the common decoder (floats checked:
+    they are rare, and 1e999 must not become inf) and the one that also checks every integer,
+    used only where such a run occurs. A decoder made per call would cost more than the parse."""
 
     def checked_float(digits: str) -> float:
-        if len(digits) > limits.max_number_digits:
-            raise _JsonProblem(f"a number longer than {limits.max_number_digits} digits")
+        if len(digits) > max_digits:
+            raise _JsonProblem(f"a number longer than {max_digits} digits")
         value = float(digits)
         if math.isinf(value):
             raise _JsonProblem(f"number {digits[:40]} is too large for a float")
         return value
 
+    def checked_int(digits: str) -> int:
+        if len(digits.lstrip("-")) > max_digits:
+            raise _JsonProblem(f"a number longer than {max_digits} digits")
+        return int(digits)
+
+    common = json.JSONDecoder(
+        object_pairs_hook=_pairs_hook, parse_constant=_refuse_constant, parse_float=checked_float
+    )
+    strict = json.JSONDecoder(
+        object_pairs_hook=_pairs_hook, parse_constant=_refuse_constant, parse_float=checked_float,
+        parse_int=checked_int,
+    )
+    return re.compile(f"[0-9]{{{max_digits + 1}}}"), common, strict
+
+
+def parse_json(text: str, path: Path | str, line: int | None = None, limits: JsonLimits | None = None) -> Any:
+    """One JSON document within the limits; any problem is a DataError at path:line."""
+    limits = _limits(limits)
+    long_run, common, strict = _decoders(limits.max_number_digits)
+    decoder = strict if long_run.search(text) else common
     try:
-        value = json.loads(
-            text, object_pairs_hook=_pairs_hook, parse_constant=_refuse_constant, parse_int=checked_int,
-            parse_float=checked_float,
-        )
+        value = decoder.decode(text)
     except json.JSONDecodeError as exc:
         # a JSONL line is one line: its trailing newline must not move the error to the next one
         where = line if line is not None else exc.lineno

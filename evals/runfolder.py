@@ -5,6 +5,7 @@
     findings.jsonl      Finding                written by `score`
     judgments.jsonl     Judgment (long form)   written by `score`, grown by `label pull`, `agree --adjudicate`
     per_question.jsonl  QuestionScore          written by `score`
+    per_question.parquet  the same rows        written by `score` for large runs (evals.perquestion)
     scores.json         Scores                 written by `score`
     agreement.json      AgreementReport JSON   written by `agree`
 
@@ -17,6 +18,7 @@ Reading never writes: a torn last answer line (a kill, or a run still writing) i
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -26,11 +28,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .atomic import require_complete_score
 from .data.jsonl import load_questions, questions_file, read_json_object, read_jsonl, validation_errors
 from .data.models import Answer, Finding, Judgment, Question, RunManifest
 from .data.registry import Registry
 from .errors import CitevalError, DataError
 from .precedence import grain_problem
+from .reading import decode_text, iter_raw_lines, json_type, parse_json
 from .scores import QuestionScore, Scores
 
 MANIFEST = "manifest.json"
@@ -38,6 +42,7 @@ ANSWERS = "answers.jsonl"
 FINDINGS = "findings.jsonl"
 JUDGMENTS = "judgments.jsonl"
 PER_QUESTION = "per_question.jsonl"
+PER_QUESTION_PARQUET = "per_question.parquet"
 SCORES = "scores.json"
 AGREEMENT = "agreement.json"
 JUDGE_CACHE = "judge_cache.jsonl"
@@ -52,10 +57,12 @@ __all__ = [
     "JUNIT",
     "MANIFEST",
     "PER_QUESTION",
+    "PER_QUESTION_PARQUET",
     "SCORES",
     "DatasetCache",
     "RunFolder",
     "iter_answers",
+    "iter_judgments",
     "load_manifest",
     "read_answers",
     "recorded",
@@ -97,21 +104,29 @@ def recorded_run_id(run_dir: Path | str) -> str | None:
 
 
 def iter_answers(path: Path | str) -> Iterator[Answer]:
-    """Answers in file order, streaming; a last line without its newline (torn by a kill, or
-    still being written) is left out and the file is not touched."""
+    """Answers in file order, streaming, read-only. A last line that does not parse as JSON (torn
+    by a kill, or still being written) is left out; a complete last answer that only lacks its
+    newline is read like any other."""
     path = Path(path)
     if not path.exists():
         return
-    with open(path, encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, 1):
-            if not line.endswith("\n"):
-                return  # torn or in flight
-            if not line.strip():
+    for lineno, raw in iter_raw_lines(path):
+        last_unended = not raw.endswith(b"\n")
+        try:
+            text = decode_text(raw, path, lineno)
+            if not text.strip():
                 continue
-            try:
-                yield Answer.model_validate(json.loads(line))
-            except (json.JSONDecodeError, ValueError) as exc:
-                raise DataError(path, lineno, f"not an Answer: {exc}") from None
+            obj = parse_json(text, path, lineno)
+        except DataError:
+            if last_unended:
+                return  # torn or in flight
+            raise
+        if not isinstance(obj, dict):
+            raise DataError(path, lineno, f"expected an Answer object, got {json_type(obj)}")
+        try:
+            yield Answer.model_validate(obj)
+        except ValidationError as exc:
+            raise validation_errors(path, lineno, exc)[0] from None
 
 
 def read_answers(path: Path | str) -> dict[str, Answer]:
@@ -119,29 +134,55 @@ def read_answers(path: Path | str) -> dict[str, Answer]:
     return {answer.question_id: answer for answer in iter_answers(path)}
 
 
+def _torn(tail: bytes, path: Path) -> bool:
+    """A last line is torn when it does not parse as JSON; one that parses only lacks its newline."""
+    try:
+        return not isinstance(parse_json(decode_text(tail, path, 2), path), dict)
+    except DataError:
+        return True
+
+
 def repair_answers(path: Path | str) -> dict[str, Answer]:
-    """The runner's reader: cut a half-written last line left by a kill, then read the answers."""
+    """The runner's reader: cut a half-written last line left by a kill (a complete last answer
+    gets its missing newline instead), then read the answers."""
     path = Path(path)
     if not path.exists():
         return {}
     with open(path, "rb+") as handle:
-        data = handle.read()
-        if data and not data.endswith(b"\n"):
-            handle.truncate(data.rfind(b"\n") + 1)
+        size = handle.seek(0, 2)
+        tail = b""
+        start = size
+        while start > 0 and b"\n" not in tail:  # read back to the last newline
+            step = min(start, 1 << 16)
+            start -= step
+            handle.seek(start)
+            tail = handle.read(step) + tail
+        if tail and not tail.endswith(b"\n"):
+            cut = tail.rfind(b"\n") + 1
+            if _torn(tail[cut:], path):
+                handle.truncate(start + cut)
+            else:
+                handle.seek(0, 2)
+                handle.write(b"\n")
+            handle.flush()
+            os.fsync(handle.fileno())
     return read_answers(path)
 
 
-def read_judgments(path: Path | str) -> list[Judgment]:
-    """Every judgment in file order; a human or adjudicated label without the ids of its field's
-    unit (DESIGN 5) is a DataError naming the line."""
-    out = []
+def iter_judgments(path: Path | str) -> Iterator[Judgment]:
+    """Every judgment in file order, streaming; a human or adjudicated label without the ids of
+    its field's unit (DESIGN 5) is a DataError naming the line."""
     for lineno, judgment in read_jsonl(path, Judgment):
         if not judgment.source.startswith("auto:"):
             problem = grain_problem(judgment.field, judgment.claim_id, judgment.evidence_id)
             if problem:
                 raise DataError(path, lineno, problem[1], field=problem[0])
-        out.append(judgment)
-    return out
+        yield judgment
+
+
+def read_judgments(path: Path | str) -> list[Judgment]:
+    """Every judgment in file order (see iter_judgments)."""
+    return list(iter_judgments(path))
 
 
 # --- the dataset behind a run ---------------------------------------------------------
@@ -326,21 +367,46 @@ class RunFolder:
         path = self.file(JUDGMENTS)
         return read_judgments(path) if path.exists() else []
 
+    def require_complete_score(self) -> RunFolder:
+        """This folder, after checking that its scored files are one complete set (evals.atomic:
+        not left half-swapped by a killed `score`, not older than its answers)."""
+        require_complete_score(self.path)
+        return self
+
     @cached_property
     def findings(self) -> list[Finding]:
+        self.require_complete_score()
         path = self.file(FINDINGS)
         return [f for _, f in read_jsonl(path, Finding)] if path.exists() else []
 
     @cached_property
     def per_question(self) -> dict[str, QuestionScore]:
-        """per_question.jsonl rows by question id."""
+        """The per_question rows by question id, from per_question.parquet when the scoring wrote
+        one (large runs), else per_question.jsonl."""
+        return {row.question_id: row for row in self.iter_per_question()}
+
+    def iter_per_question(self) -> Iterator[QuestionScore]:
+        """The per_question rows in question order, streaming (read-only, not cached)."""
+        self.require_complete_score()
+        parquet = self.file(PER_QUESTION_PARQUET)
+        if parquet.exists():
+            from .perquestion import read_rows
+
+            for number, row in enumerate(read_rows(parquet), 1):
+                try:
+                    yield QuestionScore.model_validate(row)
+                except ValidationError as exc:
+                    raise validation_errors(parquet, number, exc)[0] from None
+            return
         path = self.file(PER_QUESTION)
         if not path.exists():
             raise DataError(path, None, "file not found (score the run first: citeval score RUN)")
-        return {row.question_id: row for _, row in read_jsonl(path, QuestionScore)}
+        for _, record in read_jsonl(path, QuestionScore):
+            yield record
 
     @cached_property
     def scores(self) -> Scores:
+        self.require_complete_score()
         return Scores.read(self.file(SCORES))
 
     @cached_property

@@ -22,12 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from ._version import __version__
+from .atomic import crash_point, make_folder_with, remove_staging_leftovers
 from .backends import BaseBackend, error_answer, make_backend, redact_spec
 from .data.jsonl import dump_line, existing_questions_file, load_questions, write_json_atomic
-from .data.models import Answer, DatasetRef, Question, RunManifest, RunSettings
+from .data.models import RUN_ID_PATTERN, Answer, DatasetRef, Question, RunManifest, RunSettings
 from .data.registry import Registry
 from .data.validate import require_valid
-from .errors import CitevalError, UsageError
+from .errors import CitevalError, DataError, UsageError
 from .runfolder import ANSWERS, MANIFEST, load_manifest, repair_answers
 
 REDACTED = "***"
@@ -111,6 +112,23 @@ def _scrub(line: str, secrets: list[str]) -> str:
     return line
 
 
+def _answer_line(answer: Answer, secrets: list[str]) -> tuple[Answer, str]:
+    """The answers.jsonl line of an answer. One that cannot be written as UTF-8 (a lone surrogate
+    from a backend's JSON) becomes an error answer, so the rest of its batch is still written and
+    a resumed run does not meet it again."""
+    try:
+        line = _scrub(dump_line(answer), secrets)
+        line.encode("utf-8")
+        return answer, line
+    except (ValueError, UnicodeError) as exc:  # PydanticSerializationError is a ValueError
+        reason = str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
+        failed = error_answer(
+            answer.question_id.encode("utf-8", "backslashreplace").decode("utf-8"), "unencodable_answer",
+            f"the backend's answer holds text that is not valid Unicode and cannot be saved ({reason[:200]})",
+        )
+        return failed, _scrub(dump_line(failed), secrets)
+
+
 async def _answer_one(backend: BaseBackend, question: Question, asked_at: datetime, deadline: float) -> Answer:
     started = time.perf_counter()
     try:
@@ -149,11 +167,13 @@ async def _run_questions(
             batch = [await pending.get()]
             while not pending.empty():
                 batch.append(pending.get_nowait())
-            answers = [a for a in batch if a is not None]
+            written = [_answer_line(a, secrets) for a in batch if a is not None]
+            answers = [answer for answer, _ in written]
             if answers:
-                handle.write("".join(_scrub(dump_line(a), secrets) for a in answers))
+                handle.write("".join(line for _, line in written))
                 handle.flush()
                 await asyncio.to_thread(os.fsync, handle.fileno())
+                crash_point("run:answers")
                 progress.done += len(answers)
                 progress.errors += sum(a.status == "error" for a in answers)
                 if on_progress:
@@ -219,6 +239,8 @@ def _prepare(dataset: Path, spec: str, options: RunOptions) -> tuple[list[Questi
     questions = load_questions(dataset)
     if options.limit is not None:
         questions = questions[: options.limit]
+    if not questions:
+        raise DataError(existing_questions_file(dataset), None, "holds no questions; a run of none measures nothing")
     backend = make_backend(
         spec, registry, timeout=options.timeout, retries=options.retries, concurrency=options.concurrency,
         dataset=dataset,
@@ -240,12 +262,11 @@ def start_run(
     options = options or RunOptions()
     questions, backend = _prepare(dataset, backend_spec, options)
     run_id = run_id or _new_run_id(backend_spec, options.label)
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+", run_id):
+    if not RUN_ID_PATTERN.fullmatch(run_id) or run_id in (".", ".."):
         raise UsageError(f"run id {run_id!r} may hold only letters, digits, '.', '_' and '-'")
     run_dir = Path(out) / run_id
     if run_dir.exists():
         raise UsageError(f"run folder {run_dir} exists; continue it with --resume {run_dir}")
-    run_dir.mkdir(parents=True)
     manifest = RunManifest(
         run_id=run_id,
         label=options.label,
@@ -254,6 +275,12 @@ def start_run(
         backend=redact_spec(backend_spec),
         citeval_version=__version__,
         options=RunSettings(**options.as_dict(), python=platform.python_version(), questions=len(questions)),
+    )
+    # the folder appears with its manifest in one rename: never a run folder that cannot be resumed
+    remove_staging_leftovers(run_dir.parent, run_dir.name)
+    make_folder_with(
+        run_dir, {MANIFEST: (manifest.model_dump_json(indent=2, exclude_none=True) + "\n").encode("utf-8")},
+        point="run:folder-staged",
     )
     return _execute(run_dir, manifest, backend, questions, options, on_progress)
 

@@ -196,6 +196,44 @@ class PpiEntry(_Model):
     def _serialize(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         return _drop_none(handler(self), ("reason",))
 
+    def _side(self, name: str) -> str:
+        side = (self.model_extra or {}).get(name) or {}
+        return MetricEntry.model_validate(side).cell() + f" (n {side.get('n', 0)})" if side else "—"
+
+    def estimate_line(self, metric: str) -> str:
+        """`ppi citation_correctness: 0.812 [0.76, 0.86] (40 labelled, 108 judged only); judge
+        only 0.905 [0.86, 0.95] (n 148); human only 0.800 [0.68, 0.90] (n 40)`."""
+        head = f"ppi {metric}: "
+        if self.value is None:
+            return head + f"— ({self.reason or 'not computed'})"
+        ci = f" [{self.ci[0]:.2f}, {self.ci[1]:.2f}]" if self.ci else ""
+        return (
+            f"{head}{self.value:.3f}{ci} ({self.n_labelled} labelled, {self.n_auto} judged only); "
+            f"judge only {self._side('judge_only')}; human only {self._side('human_only')}"
+        )
+
+    def labels_needed_line(self, metric: str) -> str:
+        """`labels needed for citation_correctness ±0.05: 64 of 148 answers labelled by raters, …`:
+        how many human-labelled answers bring the interval under the chosen width."""
+        plan = (self.model_extra or {}).get("labels_needed") or {}
+        width = float(plan.get("width", 0.1))
+        head = f"labels needed for {metric} ±{width / 2:g}:"
+        if plan.get("answers") is None:
+            known = [plan.get("reason", "not computed")]
+            if plan.get("ppi_corr") is not None:
+                known.append(f"judge PPI correlation {plan['ppi_corr']:.2f}")
+            if plan.get("human_only_answers") is not None:
+                known.append(f"human labels alone: {plan['human_only_answers']}")
+            return f"{head} — ({'; '.join(known)})"
+        return (
+            f"{head} {plan['answers']} of {self.n_labelled + self.n_auto} answers labelled by raters, the judge "
+            f"scoring the rest (judge PPI correlation {plan['ppi_corr']:.2f}; human labels alone: "
+            f"{plan['human_only_answers']}; labelled now: {self.n_labelled})"
+        )
+
+    def lines(self, metric: str) -> list[str]:
+        return [self.estimate_line(metric), self.labels_needed_line(metric)]
+
 
 class JudgeParams(_Model):
     """What decided the support labels: the judge and, for an LLM, its model and prompt."""
@@ -306,6 +344,8 @@ class Scores(_Model):
         lines += [f"  {name}: {m.reason}" for name, m in self.metrics.items() if m.value is None and m.reason]
         if self.findings:
             lines.append("findings: " + ", ".join(f"{code} {n}" for code, n in self.findings.items()))
+        for name, ppi_entry in (self.ppi or {}).items():
+            lines += ppi_entry.lines(name)
         return "\n".join(lines) + "\n"
 
     # Mapping-style reading of the JSON form, for callers written against the former dict.
@@ -349,6 +389,8 @@ class QuestionScore(_Model):
     faithfulness: float | None = None
     quote_exactness: float | None = None
     number_support: float | None = None
+    key_fact_recall: float | None = None
+    gold_evidence_recall: float | None = None
     error_rate: float | None = None
     abstained: bool | None = None
     should_abstain: bool | None = None
@@ -359,12 +401,17 @@ class QuestionScore(_Model):
     accepted: bool | None = None
     cost_usd: float | None = None
     reasons: dict[str, str] = Field(default_factory=dict)
+    # per PPI metric {human, judge}: the answer's value with the raters' labels alone and with the
+    # judge's alone; only in runs with human labels (evals.ppi)
+    ppi_inputs: dict[str, dict[str, float | None]] | None = None
 
     @model_serializer(mode="wrap")
     def _serialize(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data = handler(self)
         if not data.get("reasons"):
             data.pop("reasons", None)
+        if data.get("ppi_inputs") is None:
+            data.pop("ppi_inputs", None)
         return data
 
     def to_json(self) -> dict[str, Any]:

@@ -1,54 +1,158 @@
 """`citeval score`: checks, judges and metrics over a saved run; never re-runs the backend.
 
 Writes findings.jsonl, judgments.jsonl (auto rows of the chosen judge replaced, human and
-adjudicated rows kept), per_question.jsonl and scores.json into the run folder.
+adjudicated rows kept), per_question.jsonl (and per_question.parquet for large runs or when
+asked) and scores.json into the run folder.
+
+Production-size runs (issue 22): the answers are streamed, never all held. One pass over
+answers.jsonl notes where each question's answer line stands (evals.answerindex); the questions
+are read in file order and cut into shards of SHARD_SIZE answered questions; each shard is read,
+checked, judged and scored by `evals.shard` — in this process, or in `workers` processes that
+load the registry once each — and its lines are appended, in question order, to staging files
+in the run folder. What the run-level metrics need stays in compact columns (evals.columns),
+from which scores.json is computed. Only when everything is written are the staging files moved
+over the old ones (scores.json last), so a failed or interrupted scoring leaves the previous
+outputs as they were. The result is the same for any number of workers and any shard size:
+scores.json is byte-identical except `scored_at`, the time it was written.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import math
+import os
+import pickle
+import shutil
+import threading
+from array import array
+from collections import deque
+from collections.abc import Callable, Generator, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import ExitStack, closing, contextmanager
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
 
 from ._version import __version__
+from .answerindex import AnswerIndex, answer_from_line, read_lines
+from .atomic import ScoreSet, crash_point, remove_staging_leftovers, staging_folder
 from .bootstrap import SEED
-from .checks import AnswerCheck, check_answer, strip_markers
-from .context_support import add_context_support
-from .data.jsonl import write_json_atomic, write_jsonl_atomic
-from .data.models import Answer, Question
+from .checks import AnswerCheck, check_answer
+from .columns import RunColumns
+from .data.jsonl import dump_line, iter_question_objects, validation_errors, write_json_atomic
+from .data.models import Answer, Judgment, Question
 from .data.registry import Registry
 from .data.validate import require_valid
-from .errors import UsageError
-from .joint import joint_units, judge_joint
+from .errors import DataError, UsageError
 from .judges import (
     FaithfulnessResult,
     FaithfulnessSample,
-    JudgeUnit,
     LlmConfig,
     SupportJudge,
     judge_agreement,
     make_judge,
     ragas_faithfulness_sync,
-    support_judgments,
 )
-from .metrics import AnswerScore, build_scores, pick_labels, score_answer
+from .metrics import PER_ANSWER, AnswerScore, build_scores
 from .provenance import provenance
-from .runfolder import FINDINGS, JUDGE_CACHE, JUDGMENTS, PER_QUESTION, SCORES, RunFolder
-from .scores import SCORES_SCHEMA_VERSION, JudgeAgreement, JudgeSummary, JudgeUsage, Scores
+from .runfolder import (
+    ANSWERS,
+    FINDINGS,
+    JUDGE_CACHE,
+    JUDGMENTS,
+    PER_QUESTION,
+    PER_QUESTION_PARQUET,
+    SCORES,
+    RunFolder,
+    iter_judgments,
+)
+from .scores import SCORES_SCHEMA_VERSION, JudgeAgreement, JudgeSummary, JudgeUsage, QuestionScore, Scores
+from .shard import (
+    SHARD_SIZE,
+    ShardFailure,
+    ShardResult,
+    ShardSettings,
+    ShardTask,
+    faithfulness_samples,
+    init_worker,
+    judge_units,
+    run_task,
+    worker_task,
+)
+
+__all__ = [
+    "PARQUET_AUTO_ANSWERS",
+    "SHARD_SIZE",
+    "UNSTABLE_FIELDS",
+    "ScoreResult",
+    "available_cores",
+    "check_run",
+    "faithfulness_samples",
+    "judge_units",
+    "record_gates_file",
+    "score_run",
+]
+
+# Runs with at least this many answers also get per_question.parquet (unless parquet=False).
+PARQUET_AUTO_ANSWERS = 50_000
+# scores.json fields that differ between two scorings of the same run with the same options
+# (the only ones: any number of workers, any shard size gives the same bytes otherwise).
+UNSTABLE_FIELDS = ("scored_at",)
+# Metrics whose per-answer value needs a support label; when the judge failed on every unit
+# their null entries say so.
+_SUPPORT_METRICS = ("citation_correctness", "citation_completeness")
+# what a support metric still counts when no label came from the judge
+_JUDGE_FREE = {
+    "citation_correctness": "the value counts only invalid markers, and labels given by people",
+    "citation_completeness": "the value counts only uncited claims, and labels given by people",
+}
+
+
+def available_cores() -> int:
+    """The cores this process may run on (os.sched_getaffinity), the default worker count."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 @dataclass
 class ScoreResult:
     run_dir: Path
     scores: Scores
-    checks: list[AnswerCheck]
-    per_question: list[AnswerScore]
+    workers: int = 1  # processes that scored the shards (1: this one)
 
     def to_text(self) -> str:
         """The metrics table of the run (overall and per risk tier), titled with the run folder."""
         return self.scores.to_text(str(self.run_dir))
+
+    @cached_property
+    def checks(self) -> list[AnswerCheck]:
+        """Every answer's checks, computed again on first use (the scoring keeps none: a large run's
+        checks do not fit in memory); for small runs such as a probe's."""
+        run = RunFolder(self.run_dir)
+        return check_run(run.registry, run.question_list, run.answers, run.manifest.started_at)
+
+    @cached_property
+    def per_question(self) -> list[AnswerScore]:
+        """The scored answers as their per_question rows hold them (values rounded to 6 digits),
+        in question order, read back on first use."""
+        return [_answer_score(row) for row in RunFolder(self.run_dir).iter_per_question()]
+
+
+def _answer_score(row: QuestionScore) -> AnswerScore:
+    extra = [k for k, v in (row.model_extra or {}).items() if isinstance(v, int | float) or v is None]
+    return AnswerScore(
+        question_id=row.question_id, risk_tier=row.risk_tier, tags=list(row.tags), status=row.status,
+        values={name: row.value(name) for name in (*PER_ANSWER, *extra)}, reasons=dict(row.reasons),
+        anchor_levels=list(row.anchor_levels), abstained=row.abstained, should_abstain=row.should_abstain,
+        markers=row.markers, valid_markers=row.valid_markers, findings=list(row.findings), accepted=row.accepted,
+        cost_usd=row.cost_usd,
+        ppi_inputs={name: (side.get("human"), side.get("judge")) for name, side in (row.ppi_inputs or {}).items()},
+    )
 
 
 def check_run(
@@ -61,30 +165,6 @@ def check_run(
     ]
 
 
-def judge_units(checks: list[AnswerCheck]) -> list[JudgeUnit]:
-    """One unit per valid (claim, cited evidence) pair, and one for the union of a claim's valid
-    cited evidence when it has two or more (evals.joint; the leave-one-out round needs verdicts:
-    judge_joint); invalid markers already count 0 and are not judged."""
-    return joint_units(checks)
-
-
-def faithfulness_samples(checks: list[AnswerCheck]) -> list[tuple[str, FaithfulnessSample]]:
-    """Ragas faithfulness of each answered question: its answer against the evidence it was given."""
-    samples = []
-    for check in checks:
-        answer = check.answer
-        contexts = [e.text for e in answer.evidence if e.text]
-        if answer.status == "answered" and contexts:
-            text = strip_markers(answer.answer_text) or " ".join(c.claim.text for c in check.claims)
-            samples.append(
-                (
-                    check.question.question_id,
-                    FaithfulnessSample(question=check.question.question, answer=text, contexts=contexts),
-                )
-            )
-    return samples
-
-
 def score_run(
     run_dir: Path | str,
     *,
@@ -93,6 +173,9 @@ def score_run(
     ragas: bool = False,
     faithfulness: Callable[[list[FaithfulnessSample]], list[FaithfulnessResult]] | None = None,
     seed: int = SEED,
+    workers: int | None = None,
+    parquet: bool | None = None,
+    shard_size: int = SHARD_SIZE,
 ) -> ScoreResult:
     """Score a run folder.
 
@@ -100,12 +183,21 @@ def score_run(
     replace that judge's earlier auto rows, human and adjudicated rows are kept. LLM verdicts
     are cached in the run (judge_cache.jsonl), so re-scoring costs nothing. ragas: Ragas
     faithfulness through the same LLM endpoint (or pass a `faithfulness` callable).
+    workers: processes scoring shards in parallel (default: the cores available; a judge object
+    or callable that cannot be pickled keeps the work in this process). parquet: also write
+    per_question.parquet (default: for runs of PARQUET_AUTO_ANSWERS answers or more).
     """
     run_dir = Path(run_dir)
+    if workers is not None and workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if shard_size < 1:
+        raise UsageError("shard_size must be at least 1")
     run = RunFolder(run_dir)
     require_valid(run.require_dataset())  # the dataset may have changed since the run; nothing written if broken
+    judge_spec = judge
     if isinstance(judge, str):
         judge = None if judge == "none" else make_judge(judge, llm=llm, cache_path=run_dir / JUDGE_CACHE)
+        judge_spec = None if judge is None else judge_spec
     if ragas and faithfulness is None:
         if llm is None:
             raise UsageError("--ragas needs an LLM endpoint: --llm-model with --llm-base-url or --llm-provider")
@@ -113,34 +205,310 @@ def score_run(
             ragas_faithfulness_sync, provider=llm.provider, base_url=llm.base_url, model=llm.model,
             api_key_env=llm.api_key_env,
         )
-    manifest, registry, questions, answers = run.manifest, run.registry, run.question_list, run.repair_answers()
-    checks = check_run(registry, questions, answers, manifest.started_at)
-    judgments = run.judgments
+    manifest = run.manifest
+    answers_path = run.file(ANSWERS)
+    index = AnswerIndex(answers_path)  # read-only: a torn last line is left out, as every reader does
+    write_parquet = len(index) >= PARQUET_AUTO_ANSWERS if parquet is None else parquet
+    settings = ShardSettings(
+        dataset=str(run.dataset_path),
+        run_id=manifest.run_id,
+        default_asked_at=manifest.started_at,
+        judged_at=datetime.now(timezone.utc),
+        judge=judge,
+        llm=llm,
+        cache_path=str(run_dir / JUDGE_CACHE),
+        faithfulness=faithfulness,
+        questions_path=str(run.questions_file),
+        answers_path=str(answers_path),
+    )
+    if write_parquet:
+        from .perquestion import schema
+
+        settings.parquet_schema = schema()
+    shards = math.ceil(len(index) / shard_size)
+    workers = min(workers or available_cores(), max(shards, 1))
     source = f"auto:{judge.name}" if judge is not None else None
-    scores = Scores(metrics={})
+
+    with _Staging(run_dir, answers_path) as staging, ExitStack() as stack:
+        labels = _Labels(run.file(JUDGMENTS), source, staging.open(JUDGMENTS) if judge is not None else None)
+        settings.raters = bool(labels.by_question)
+        context = _context() if workers > 1 else None
+        pool_settings = _pool_settings(settings, judge_spec, workers) if context is not None else None
+        feed = _Questions(Path(settings.questions_path or ""), index, labels, shard_size)
+        totals = _Totals()
+        per_question = staging.open(PER_QUESTION)
+        findings = staging.open(FINDINGS)
+        judgments = staging.handles.get(JUDGMENTS)
+        table_writer = None
+        if write_parquet:
+            from .perquestion import ParquetRows
+
+            table_writer = ParquetRows(staging.path(PER_QUESTION_PARQUET))
+        if pool_settings is None:
+            registry = Registry.load(settings.dataset)
+            stack.enter_context(_frozen_heap())
+            results: Generator[ShardResult | ShardFailure, None, None] = (
+                run_task(task, settings, registry, judge) for task in feed.tasks()
+            )
+        else:
+            results = _in_pool(feed.tasks(), pool_settings, workers, context)
+        with closing(results):  # an error stops the workers at once, not when the generator is collected
+            for result in results:
+                if isinstance(result, ShardFailure):
+                    raise result.error()
+                totals.add(result)
+                per_question.write(result.per_question)
+                findings.write(result.findings)
+                if judgments is not None:
+                    judgments.write(result.judgments)
+                if table_writer is not None and result.table is not None:
+                    table_writer.write(result.table)
+        feed.check_unique()
+        for lineno, line in read_lines(answers_path, index.unused()):
+            answer_from_line(answers_path, lineno, line)  # scored nowhere, still checked
+        if table_writer is not None:
+            table_writer.close()
+        staging.close_files()  # judge agreement reads the new judgments.jsonl
+        scores = _scores(totals, feed, labels, judge, faithfulness, manifest, seed, staging, run)
+        staging.write_json(SCORES, scores.to_json())
+        staging.commit(remove=() if write_parquet else (PER_QUESTION_PARQUET,))
+    return ScoreResult(run_dir, scores, workers if pool_settings is not None else 1)
+
+
+# --- the parts of score_run -------------------------------------------------------------
+
+
+def _pool_settings(settings: ShardSettings, judge_spec: Any, workers: int) -> ShardSettings | None:
+    """Settings for worker processes: a judge by name is built in each worker, an LLM judge's
+    concurrency is shared out so that the run keeps the same bound on requests in flight.
+    None when the judge or faithfulness callable cannot be sent to another process."""
+    llm = settings.llm
+    if llm is not None:
+        llm = replace(llm, max_concurrency=max(1, llm.max_concurrency // workers))
+    pooled = replace(settings, judge=judge_spec if isinstance(judge_spec, str) else settings.judge, llm=llm)
+    try:
+        pickle.dumps(pooled)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return None
+    return pooled
+
+
+@contextmanager
+def _frozen_heap() -> Iterator[None]:
+    """The objects alive now (imported code, the registry) move out of the garbage collector's
+    sight while the shards are scored, and back afterwards: a full collection would otherwise
+    walk them all, again and again — half the scoring time of a 10,000-answer run."""
+    import gc
+
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+def _context() -> Any:
+    """fork where it is safe (on Linux, with no thread but daemon helpers such as tqdm's monitor:
+    workers start at once, sharing the imported code); forkserver or spawn otherwise, which
+    re-import the main module — None when that cannot work (a script read from stdin), and the
+    shards are then scored in this process."""
+    import multiprocessing
+    import sys
+
+    methods = multiprocessing.get_all_start_methods()
+    others = [t for t in threading.enumerate() if t is not threading.current_thread()]
+    if "fork" in methods and all(t.daemon for t in others):
+        return multiprocessing.get_context("fork")
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    if main is not None and not Path(main).exists():
+        return None
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _in_pool(
+    tasks: Iterator[ShardTask], settings: ShardSettings, workers: int, context: Any
+) -> Generator[ShardResult | ShardFailure, None, None]:
+    """Results in task order, at most two tasks a worker in flight (the rest are not read yet)."""
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker, initargs=(settings,))
+    pending: deque[Future[ShardResult | ShardFailure]] = deque()
+    try:
+        for task in tasks:
+            pending.append(pool.submit(worker_task, task))
+            if len(pending) >= 2 * workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Labels:
+    """The run's judgments, streamed once: rows of the judge being replaced are dropped, the rest
+    copied to the staging judgments.jsonl; human and adjudicated rows are kept by question for
+    the shards (they win over auto labels, DESIGN 5)."""
+
+    def __init__(self, path: Path, source: str | None, out: IO[str] | None) -> None:
+        self.path = path
+        self.by_question: dict[str, list[Judgment]] = {}
+        self.human_support: set[tuple[str, str | None, str | None]] = set()
+        if not path.exists():
+            return
+        for judgment in iter_judgments(path):
+            if out is not None and judgment.source != source:
+                out.write(dump_line(judgment))
+            if not judgment.source.startswith("auto:"):
+                self.by_question.setdefault(judgment.question_id, []).append(judgment)
+                if judgment.field == "support":
+                    self.human_support.add((judgment.question_id, judgment.claim_id, judgment.evidence_id))
+
+
+class _Questions:
+    """The questions in file order, cut into tasks of shard_size answered questions; counts the
+    unanswered ones and checks that no question_id repeats (by hash, confirmed by id)."""
+
+    def __init__(self, path: Path, index: AnswerIndex, labels: _Labels, shard_size: int) -> None:
+        self.path = path
+        self.index = index
+        self.labels = labels
+        self.shard_size = shard_size
+        self.unanswered = 0
+        self.total = 0
+        self._hashes: array[int] = array("q")
+        self._lines: array[int] = array("q")
+
+    def _id(self, lineno: int, obj: dict[str, Any]) -> str:
+        qid = obj.get("question_id")
+        if not isinstance(qid, str):
+            self._validate(lineno, obj)  # the model's own message names what is wrong
+            raise DataError(self.path, lineno, "question_id must be a string", field="question_id")
+        return qid
+
+    def _validate(self, lineno: int, obj: dict[str, Any]) -> Question:
+        from pydantic import ValidationError
+
+        try:
+            return Question.model_validate(obj)
+        except ValidationError as exc:
+            raise validation_errors(self.path, lineno, exc)[0] from None
+
+    def tasks(self) -> Iterator[ShardTask]:
+        task = ShardTask([], [], [])
+        block: list[tuple[int, dict[str, Any], str]] = []
+        for lineno, obj in iter_question_objects(self.path):
+            qid = self._id(lineno, obj)
+            self._hashes.append(hash(qid))
+            self._lines.append(lineno)
+            block.append((lineno, obj, qid))
+            if len(block) >= self.shard_size:
+                yield from self._fill(task, block)
+                block = []
+        yield from self._fill(task, block)
+        if task.questions:
+            yield task
+
+    def _fill(self, task: ShardTask, block: list[tuple[int, dict[str, Any], str]]) -> Iterator[ShardTask]:
+        """Add a block of questions to the task being filled; yield it each time it is full."""
+        self.total += len(block)
+        for (lineno, obj, qid), where in zip(block, self.index.locate([q for _, _, q in block]), strict=True):
+            if where is None:
+                self._validate(lineno, obj)  # scored nowhere, still checked
+                self.unanswered += 1
+                continue
+            task.questions.append((lineno, obj))
+            task.answers.append(where)
+            task.labels.extend(self.labels.by_question.get(qid, ()))
+            if len(task.questions) >= self.shard_size:
+                yield ShardTask(list(task.questions), list(task.answers), list(task.labels))
+                task.questions.clear()
+                task.answers.clear()
+                task.labels.clear()
+
+    def check_unique(self) -> None:
+        """A repeated question_id is a DataError naming its (first repeated) line."""
+        hashes = np.frombuffer(self._hashes, dtype=np.int64) if self._hashes else np.empty(0, dtype=np.int64)
+        order = np.argsort(hashes, kind="stable")
+        same = np.flatnonzero(hashes[order][1:] == hashes[order][:-1])
+        if not len(same):
+            return
+        suspects = {int(order[k]) for k in same} | {int(order[k + 1]) for k in same}
+        lines = {self._lines[k] for k in suspects}
+        seen: dict[str, int] = {}
+        for lineno, obj in iter_question_objects(self.path):
+            if lineno in lines:
+                qid = obj["question_id"]
+                if qid in seen:
+                    raise DataError(self.path, lineno, f"duplicate question_id {qid!r}")
+                seen[qid] = lineno
+
+
+class _Totals:
+    """What the shards add up to, merged in shard order."""
+
+    def __init__(self) -> None:
+        self.columns = RunColumns()
+        self.units = 0
+        self.failed = 0
+        self.usage: dict[str, Any] | None = None
+        self.faithfulness_failures: set[str] = set()
+
+    def add(self, result: ShardResult) -> None:
+        self.columns.extend(result.columns)
+        self.units += result.units
+        self.failed += result.failed
+        self.faithfulness_failures.update(result.faithfulness_failures)
+        if result.usage is not None:
+            self.usage = _add_usage(self.usage, result.usage)
+
+
+def _add_usage(total: dict[str, Any] | None, part: dict[str, Any]) -> dict[str, Any]:
+    if total is None:
+        return dict(part)
+    out = dict(total)
+    for name, value in part.items():
+        if name == "last_failure":
+            out[name] = value or out.get(name)
+        elif name == "cost_usd":
+            out[name] = None if value is None or out.get(name) is None else out[name] + value
+        else:
+            out[name] = out.get(name, 0) + value
+    return out
+
+
+def _judge_usage(judge: SupportJudge | None, merged: dict[str, Any] | None) -> JudgeUsage | None:
+    usage = getattr(judge, "usage", None)
+    if usage is None or not hasattr(usage, "to_json"):
+        return None
+    doc = usage.to_json() if merged is None else replace(usage, **merged).to_json()
+    return JudgeUsage.model_validate(doc)
+
+
+def _scores(
+    totals: _Totals,
+    feed: _Questions,
+    labels: _Labels,
+    judge: SupportJudge | None,
+    faithfulness: Any,
+    manifest: Any,
+    seed: int,
+    staging: _Staging,
+    run: RunFolder,
+) -> Scores:
+    body = build_scores(totals.columns, seed)
+    extra: dict[str, Any] = {}
     if judge is not None:
-        # pairs, claims' unions and the leave-one-out sets they call for (DESIGN 6 "Details")
-        units, results = judge_joint(judge, checks, prior=pick_labels(judgments, None))
-        fresh = support_judgments(manifest.run_id, judge.name, units, results)
-        judgments = [j for j in judgments if j.source != source] + fresh
-        write_jsonl_atomic(run.file(JUDGMENTS), judgments)
-        scores.judge_summary = JudgeSummary(units=len(units), failed=sum(r.error is not None for r in results))
-        usage = getattr(judge, "usage", None)
-        if usage is not None and hasattr(usage, "to_json"):
-            scores.judge_usage = JudgeUsage.model_validate(usage.to_json())
-    labels = pick_labels(judgments, source)
-    faith: dict[str, float | None] = {}
+        extra["judge_summary"] = JudgeSummary(units=totals.units, failed=totals.failed)
+        usage = _judge_usage(judge, totals.usage)
+        if usage is not None:
+            extra["judge_usage"] = usage
+        if totals.units and totals.failed >= totals.units:
+            _say_judge_failed(body, judge, usage)
     if faithfulness is not None:
-        samples = faithfulness_samples(checks)
-        found = faithfulness([sample for _, sample in samples]) if samples else []
-        faith = {qid: r.value for (qid, _), r in zip(samples, found, strict=True)}
-        scores.faithfulness_failures = sorted({r.reason for r in found if r.value is None and r.reason})[:20]
-    per_question = [score_answer(c, labels, registry, faith.get(c.question.question_id)) for c in checks]
-    add_context_support(per_question, checks, registry, judge)  # claims vs all retrieved evidence (issue 19)
-    body = build_scores(per_question, seed)
-    if any(j.source.startswith(("human:", "adjudicated")) and j.field == "support" for j in judgments):
-        scores.judge_agreement = {
-            name: JudgeAgreement.model_validate(entry) for name, entry in judge_agreement(judgments).items()
+        extra["faithfulness_failures"] = sorted(totals.faithfulness_failures)[:20]
+    if labels.human_support:
+        rows = staging.path(JUDGMENTS) if judge is not None else run.file(JUDGMENTS)
+        extra["judge_agreement"] = {
+            name: JudgeAgreement.model_validate(entry)
+            for name, entry in judge_agreement(_agreement_rows(rows, labels.human_support)).items()
         }
     header = {
         "schema_version": SCORES_SCHEMA_VERSION,
@@ -150,17 +518,95 @@ def score_run(
         "citeval_version": __version__,
         "judge": judge.name if judge is not None else None,
         "seed": seed,
-        "n_unanswered": sum(q.question_id not in answers for q in questions),
+        "n_unanswered": feed.unanswered,
     }
-    extra = {name: getattr(scores, name) for name in _SECTIONS if getattr(scores, name) is not None}
-    scores = body.model_copy(update={**header, **extra, "provenance": provenance(judge=judge, seed=seed)})
-    write_jsonl_atomic(run.file(FINDINGS), (f for c in checks for f in c.findings))
-    write_jsonl_atomic(run.file(PER_QUESTION), (s.to_json() for s in per_question))
-    write_json_atomic(run.file(SCORES), scores.to_json())
-    return ScoreResult(run_dir, scores, checks, per_question)
+    return body.model_copy(update={**header, **extra, "provenance": provenance(judge=judge, seed=seed)})
 
 
-_SECTIONS = ("judge_summary", "judge_usage", "faithfulness_failures", "judge_agreement")
+def _say_judge_failed(scores: Scores, judge: SupportJudge, usage: JudgeUsage | None) -> None:
+    """The judge failed on every unit: the support metrics it left null say so (overall, by tier, by tag)."""
+    who = "the LLM judge" if judge.name == "llm" else f"the {judge.name} judge"
+    reason = f"{who} failed on every unit"
+    last = getattr(usage, "last_failure", None) if usage is not None else None
+    if last:
+        reason += f": {last}"
+    breakdowns = [*scores.by_tier.values(), *scores.by_tag.values()]
+    sections = [scores.metrics, *(b.metrics for b in breakdowns)]
+    for metrics in sections:
+        for name in _SUPPORT_METRICS:
+            entry = metrics.get(name)
+            if entry is not None:
+                entry.reason = reason if entry.value is None else f"{reason} ({_JUDGE_FREE[name]})"
+
+
+def _agreement_rows(path: Path, units: set[tuple[str, str | None, str | None]]) -> Iterator[Judgment]:
+    """The support rows judge agreement reads: every row of a unit a person labelled, and one row
+    of each auto judge (so a judge that shares no unit with the people still gets its entry)."""
+    judges: set[str] = set()
+    for judgment in iter_judgments(path):
+        if judgment.field != "support":
+            continue
+        if (judgment.question_id, judgment.claim_id, judgment.evidence_id) in units:
+            yield judgment
+        elif judgment.source.startswith("auto:") and judgment.source not in judges:
+            judges.add(judgment.source)
+            yield judgment
+
+
+class _Staging:
+    """The new outputs are streamed into a staging folder in the run folder (evals.atomic); `commit`
+    then swaps them in as one set: the score.complete marker says "writing", each file is fsynced
+    and renamed over the old one (scores.json last), the marker says "complete". Until the commit
+    nothing of the old set is touched, so a scoring that fails or is interrupted while it scores
+    (most of its time) leaves the previous set complete; a kill during the swap leaves "writing",
+    which gate, report and agree refuse. Staging folders of killed scorings are removed on entry."""
+
+    def __init__(self, run_dir: Path, answers: Path) -> None:
+        self.run_dir = run_dir
+        self.answers = answers
+        self.handles: dict[str, IO[str]] = {}
+        self.names: list[str] = []
+
+    def __enter__(self) -> _Staging:
+        remove_staging_leftovers(self.run_dir, "score")
+        self.dir = staging_folder(self.run_dir, "score")
+        return self
+
+    def path(self, name: str) -> Path:
+        if name not in self.names:
+            self.names.append(name)
+        return self.dir / name
+
+    def open(self, name: str) -> IO[str]:
+        handle = open(self.path(name), "w", encoding="utf-8")
+        self.handles[name] = handle
+        return handle
+
+    def write_json(self, name: str, doc: Any) -> None:
+        write_json_atomic(self.path(name), doc)
+
+    def close_files(self) -> None:
+        for handle in self.handles.values():
+            if not handle.closed:
+                handle.flush()
+                os.fsync(handle.fileno())
+                handle.close()
+
+    def commit(self, remove: tuple[str, ...] = ()) -> None:
+        self.close_files()
+        score_set = ScoreSet(self.run_dir, self.answers)
+        score_set.begin()
+        for name in remove:
+            (self.run_dir / name).unlink(missing_ok=True)  # a stale copy must not outlive its sibling
+        for name in sorted(self.names, key=lambda n: n == SCORES):
+            crash_point(f"write:{name}")
+            os.replace(self.dir / name, self.run_dir / name)
+        score_set.finish()
+
+    def __exit__(self, *exc: object) -> None:
+        for handle in self.handles.values():
+            handle.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def record_gates_file(run_dir: Path | str, gates_file: Path | str) -> Scores:

@@ -26,6 +26,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from .answerindex import answer_from_line
 from .checks import AnswerCheck, check_answer, strip_markers
 from .columns import RunColumns
@@ -34,10 +36,10 @@ from .data.jsonl import dump_line, load_questions, validation_errors
 from .data.models import Answer, Judgment, Question
 from .data.registry import Registry
 from .errors import CitevalError, DataError
+from .joint import joint_units, judge_joint
 from .judges import (
     FaithfulnessResult,
     FaithfulnessSample,
-    JudgeInput,
     JudgeUnit,
     LlmConfig,
     SupportJudge,
@@ -64,23 +66,10 @@ Faithfulness = Callable[[list[FaithfulnessSample]], list[FaithfulnessResult]]
 
 
 def judge_units(checks: Sequence[AnswerCheck]) -> list[JudgeUnit]:
-    """One unit per valid (claim, cited evidence) pair; invalid markers already count 0 and are not judged."""
-    units = []
-    for check in checks:
-        for cc in check.claims:
-            for m in cc.markers:
-                if m.valid and m.chunk is not None:
-                    units.append(
-                        JudgeUnit(
-                            question_id=check.question.question_id,
-                            claim_id=cc.claim.claim_id,
-                            evidence_id=m.evidence_id,
-                            input=JudgeInput(
-                                claim=cc.claim.text, evidence=[m.chunk.text], question=check.question.question
-                            ),
-                        )
-                    )
-    return units
+    """One unit per valid (claim, cited evidence) pair, and one for the union of a claim's valid
+    cited evidence when it has two or more (evals.joint; the leave-one-out round needs verdicts:
+    judge_joint); invalid markers already count 0 and are not judged."""
+    return joint_units(list(checks))
 
 
 def faithfulness_samples(checks: Sequence[AnswerCheck]) -> list[tuple[str, FaithfulnessSample]]:
@@ -118,6 +107,7 @@ class ShardSettings:
     faithfulness: Faithfulness | None = None
     parquet_schema: Any = None  # a pyarrow schema: also return the rows as a table of it
     questions_path: str | None = None  # where question objects of a task come from (error locations)
+    raters: bool = False  # the run holds human or adjudicated labels (of any shard)
     answers_path: str | None = None  # the answers.jsonl a task's line locations point into
 
 
@@ -194,6 +184,15 @@ def _usage_delta(before: Any, after: Any) -> dict[str, Any] | None:
 # --- the shard ---------------------------------------------------------------------------
 
 
+class _RatersElsewhere(dict[Any, str]):
+    """No rater labelled an answer of this shard, but raters labelled others of the run: every
+    answer still gets its judge-only value for the prediction-powered estimate (evals.ppi),
+    as it does when the whole run is scored at once."""
+
+    def __bool__(self) -> bool:
+        return True
+
+
 def score_pairs(
     pairs: Sequence[tuple[Question, Answer]],
     registry: Registry,
@@ -206,16 +205,19 @@ def score_pairs(
     checks = [check_answer(q, a, registry, q.asked_at or default_at) for q, a in pairs]
     result = ShardResult(columns=RunColumns(), answers=len(pairs))
     fresh: list[Judgment] = []
+    labels = list(labels)
     source = f"auto:{judge.name}" if judge is not None else None
     if judge is not None:
-        units = judge_units(checks)
         before = _usage_snapshot(judge)
-        verdicts = judge.judge([u.input for u in units]) if units else []
+        # pairs, claims' unions and the leave-one-out sets they call for (DESIGN 6 "Details")
+        units, verdicts = judge_joint(judge, checks, prior=pick_labels(labels, None))
         result.usage = _usage_delta(before, _usage_snapshot(judge))
         fresh = support_judgments(settings.run_id, judge.name, units, verdicts, at=settings.judged_at)
         result.units, result.failed = len(units), sum(v.error is not None for v in verdicts)
         result.judgments = "".join(dump_line(j) for j in fresh)
     chosen = pick_labels([*labels, *fresh], source)
+    if settings.raters and not getattr(chosen, "human", True):
+        chosen.human = _RatersElsewhere()  # type: ignore[attr-defined]
     faith: dict[str, float | None] = {}
     if settings.faithfulness is not None:
         samples = faithfulness_samples(checks)
@@ -235,12 +237,16 @@ def score_pairs(
     return result
 
 
-def _as_answer(answer: AnswerLike) -> Answer:
+def _as_answer(answer: AnswerLike, number: int) -> Answer:
+    """An answer given as a record, a dict or a JSON line (errors name its place in the list)."""
     if isinstance(answer, Answer):
         return answer
     if isinstance(answer, str | bytes):
-        return answer_from_line("<answers>", None, answer)  # type: ignore[arg-type]
-    return Answer.model_validate(answer)
+        return answer_from_line("answers", number, answer.encode("utf-8") if isinstance(answer, str) else answer)
+    try:
+        return Answer.model_validate(answer)
+    except ValidationError as exc:
+        raise validation_errors("answers", number, exc)[0] from None
 
 
 def score_shard(
@@ -266,7 +272,7 @@ def score_shard(
         by_id = questions
     else:
         by_id = {q.question_id: q for q in questions}
-    parsed = [_as_answer(a) for a in answers]
+    parsed = [_as_answer(a, number) for number, a in enumerate(answers, 1)]
     pairs = [(by_id[a.question_id], a) for a in parsed if a.question_id in by_id]
     settings = ShardSettings(
         dataset=str(dataset), run_id=run_id, default_asked_at=default_asked_at, judge=judge, llm=llm,
@@ -355,8 +361,6 @@ def run_task(
 
 
 def _run(task: ShardTask, settings: ShardSettings, registry: Registry, judge: SupportJudge | None) -> ShardResult:
-    from pydantic import ValidationError
-
     from .answerindex import read_lines
 
     questions_path = settings.questions_path or "questions"

@@ -9,7 +9,7 @@
 - `ignores_context`: the reference RAG with its own retrieval and no abstention bar, as a system
   that does not take probes: the request's `context` is dropped.
 
-Use as `--backend python:probe_backends:memorised` with tests/ on the path.
+Use as `--backend python:probe_backends:memorised` with tests/ on the path (`PYTHONPATH=tests`).
 """
 
 from __future__ import annotations

@@ -312,6 +312,9 @@ def test_cost_is_tokens_times_the_price_table(tmp_path):
     # a dated id takes the longest key it starts with: claude-opus-4-5 ($5 in), not claude-opus-4 ($15 in)
     assert PriceTable.load().cost("claude-opus-4-5-20251101", 1_000_000, 0) == 5.0
     assert PriceTable.load().cost("claude-opus-4-20250514", 1_000_000, 0) == 15.0
+    # a Bedrock or Vertex id names the same model: sonnet 4.5 at $15 per million output tokens
+    assert PriceTable.load().cost("us.anthropic.claude-sonnet-4-5-20250929-v1:0", 0, 1_000_000) == 15.0
+    assert PriceTable.load().cost("claude-sonnet-4-5@20250929", 0, 1_000_000) == 15.0
     unknown = convert(message(text("Раз в 12 месяцев.", char_cite(1)), usage=usage, model="my-model"), registry)
     assert unknown.usage.cost_usd is None and unknown.usage.input_tokens == 1000
 
@@ -535,3 +538,127 @@ def test_stream_cut_by_an_error_event_is_a_backend_error_not_an_abstention(tmp_p
     events.append({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
     answer = anthropic_to_answer({"question_id": "q1", "documents": DOCS, "events": events}, registry, AT)
     assert (answer.status, answer.error.type, answer.error.message) == ("error", "overloaded_error", "Overloaded")
+
+
+def web_search_response(stop_reason="end_turn"):
+    """A response with the web search tool as the API returns it (server_tool_use and
+    web_search_tool_result blocks before the text, usage with server_tool_use, cache_creation and
+    service_tier), in the shape of a response recorded before web_fetch existed."""
+    web = {"type": "web_search_result_location", "cited_text": "Training is held yearly. ",
+           "url": "https://example.org/training", "title": "Training", "encrypted_index": "EqQBCioIAhgBIiQ0"}
+    return message(
+        {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "обучение"}},
+        {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": [
+            {"type": "web_search_result", "url": "https://example.org/training", "title": "Training",
+             "encrypted_content": "EqgfCioIARgBIiQ3", "page_age": "April 30, 2025"}]},
+        {"type": "mcp_tool_use", "id": "mcptoolu_01", "name": "lookup", "server_name": "kb", "input": {}},
+        text("Раз в 12 месяцев. ", char_cite(1), web),
+        stop_reason=stop_reason,
+        usage={"input_tokens": 1000, "output_tokens": 100, "cache_creation_input_tokens": 0,
+               "cache_read_input_tokens": 0, "server_tool_use": {"web_search_requests": 1},
+               "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+               "service_tier": "standard"})
+
+
+def test_fields_newer_or_older_than_the_sdk_never_reject_a_response(tmp_path):
+    registry = Registry.load(build(tmp_path))
+    final = web_search_response(stop_reason="model_context_window_exceeded")
+    answer = convert(final, registry)
+    # the text block is the only text: one claim, its document citation valid, the web one unresolved
+    assert answer.status == "answered" and answer.answer_text == "Раз в 12 месяцев. "
+    assert [c.evidence_ids for c in answer.claims] == [["E1", "E2"]]
+    first = answer.evidence[0]
+    assert (first.version_id, first.char_start, first.char_end) == ("reg-v2", 49, 107)  # P1 without "\n\n"
+    assert [(f.evidence_id, f.code) for f in findings_of(answer, registry)] == [("E2", "UNRESOLVED_CHUNK")]
+    assert "web_search_result_location" in answer.evidence[1].unresolved_reason
+    # raw is the response as given: every block in its place, usage and the newer stop_reason kept
+    assert [b["type"] for b in answer.raw["content"]] == ["server_tool_use", "web_search_tool_result",
+                                                          "mcp_tool_use", "text"]
+    assert answer.raw["content"][3]["citations"][1]["encrypted_index"] == "EqQBCioIAhgBIiQ0"
+    assert answer.raw["usage"]["server_tool_use"] == {"web_search_requests": 1}
+    assert answer.raw["usage"]["service_tier"] == "standard"
+    assert answer.raw["stop_reason"] == "model_context_window_exceeded"
+    # sonnet 4.5 at $3 in / $15 out per million: (1000·3 + 100·15) / 1e6
+    assert answer.usage.cost_usd == 0.0045
+
+
+def test_pause_turn_and_refusal_from_a_stream(tmp_path):
+    registry = Registry.load(build(tmp_path))
+    paused = convert(web_search_response(stop_reason="pause_turn"), registry)
+    assert paused.status == "answered" and paused.raw["stop_reason"] == "pause_turn"
+    refused = message(text("Я не могу помочь с этим запросом."), stop_reason="refusal")
+    events = stream_of(refused)
+    answer = anthropic_to_answer({"question_id": "q1", "documents": DOCS, "events": events}, registry, AT)
+    assert (answer.status, answer.abstain_reason, answer.claims) == ("abstained", "stop_reason: refusal", [])
+
+
+def tool_stream_of(final: dict) -> list[dict]:
+    """The events the API streams for a response with tool blocks: a tool block starts with empty
+    input that arrives as input_json_delta; a tool result block arrives whole in its start event."""
+    start = {**final, "content": [], "stop_reason": None, "usage": {**final["usage"], "output_tokens": 1}}
+    events = [{"type": "message_start", "message": start}]
+    for i, block in enumerate(final["content"]):
+        if "input" in block:
+            events.append({"type": "content_block_start", "index": i, "content_block": {**block, "input": {}}})
+            events.append({"type": "content_block_delta", "index": i,
+                           "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}})
+        elif block["type"] == "text":
+            events.append({"type": "content_block_start", "index": i,
+                           "content_block": {"type": "text", "text": "", "citations": []}})
+            events += [{"type": "content_block_delta", "index": i, "delta": {"type": "citations_delta",
+                                                                            "citation": c}} for c in block["citations"]]
+            events.append({"type": "content_block_delta", "index": i,
+                           "delta": {"type": "text_delta", "text": block["text"]}})
+        else:
+            events.append({"type": "content_block_start", "index": i, "content_block": block})
+        events.append({"type": "content_block_stop", "index": i})
+    events.append({"type": "message_delta", "delta": {"stop_reason": final["stop_reason"], "stop_sequence": None},
+                   "usage": final["usage"]})
+    events.append({"type": "message_stop"})
+    return events
+
+
+def test_stream_with_tool_blocks_of_any_type_replays_to_its_final_message(tmp_path):
+    registry = Registry.load(build(tmp_path))
+    final = web_search_response()
+    from_final = convert(final, registry)
+    from_stream = anthropic_to_answer({"question_id": "q1", "documents": DOCS, "events": tool_stream_of(final)},
+                                      registry, AT)
+    assert from_stream == from_final
+    assert from_stream.raw["content"][2] == final["content"][2]  # the mcp_tool_use block as it was sent
+
+
+def test_flat_citations_inside_the_bots_usage_dict_are_imported(tmp_path):
+    from evals.backends.anthropic_logs import import_anthropic_logs
+
+    ds = build(tmp_path / "ds")
+    write_jsonl(tmp_path / "logs" / "bot.jsonl", [
+        {"question": "Вопрос номер 1?", "documents": DOCS, "model": "claude-haiku-4-5",
+         "answer": "Порог сдачи теста — 80 %. Обучение проводится раз в 12 месяцев.",
+         "usage_out": {"input_tokens": 2000, "output_tokens": 40,
+                       "citations": [char_cite(1), char_cite(3, end_extra="")]}}])
+    out = tmp_path / "answers.jsonl"
+    report = import_anthropic_logs([tmp_path / "logs"], ds, out)
+    assert [(x.question_id, x.matched_by, x.shape) for x in report.written] == [("q1", "question text", "flat")]
+    registry = Registry.load(ds)
+    answer = anthropic_to_answer(json.loads(out.read_text()), registry, AT)
+    assert [(c.text, c.quote) for c in answer.claims] == [
+        ("Порог сдачи теста — 80 %.", P3), ("Обучение проводится раз в 12 месяцев.", P1)]
+    # claude-haiku-4-5 at $1 in / $5 out per million: (2000·1 + 40·5) / 1e6
+    assert answer.usage.cost_usd == 0.0022 and answer.raw["attached_by"] == "matcher"
+
+
+def test_a_sentence_end_inside_an_uncited_block_closes_the_claim_before_it(tmp_path):
+    registry = Registry.load(build(tmp_path))
+    # the API's blocks: the text between two citations is one block that ends one sentence and
+    # leads into the next ("п." is an abbreviation, not a sentence end)
+    answer = convert(message(text("Обучение раз в 12 месяцев", char_cite(1)), text(". Согласно п. 3.3, "),
+                             text("порог — 80 %", char_cite(3, end_extra="")), text(";\n- хранение 3 года.")),
+                     registry)
+    # "Обучение раз в 12 месяцев" is 0–25, ". " 25–27, "Согласно п. 3.3, " 27–44, "порог — 80 %" 44–56,
+    # ";\n" 56–58, "- хранение 3 года." (18 characters) 58–76
+    assert [(c.text, c.evidence_ids, c.span) for c in answer.claims] == [
+        ("Обучение раз в 12 месяцев.", ["E1"], (0, 26)),
+        ("Согласно п. 3.3, порог — 80 %;", ["E2"], (27, 57)),
+        ("- хранение 3 года.", [], (58, 76)),
+    ]

@@ -150,3 +150,21 @@ def test_bundle_of_an_unscored_run_is_a_clear_error(tmp_path):
     result = invoke("bundle", str(run), "--out", str(tmp_path / "o.tar.gz"))
     assert result.exit_code == 2 and "per_question.jsonl: file not found" in result.output
     assert not (tmp_path / "o.tar.gz").exists()
+
+
+def test_a_bundle_repacked_by_hand_with_tar_is_read(tmp_path, scored_run):
+    """`tar -czf main.tar.gz -C unpacked .` (a CI step that unpacks and repacks the artifact) names
+    the members ./manifest.json … and adds the folder itself as "."."""
+    good = tmp_path / "good.tar.gz"
+    write_bundle(scored_run, good)
+    files = members(good)
+    top = tarfile.TarInfo(".")
+    top.type = tarfile.DIRTYPE
+    repacked = _tar(tmp_path / "repacked.tar.gz", [(top, b""), *(_file("./" + n, d) for n, d in files.items())])
+    with open_run(repacked) as folder:
+        assert sorted(p.name for p in folder.iterdir()) == sorted(files)
+        assert (folder / "scores.json").read_bytes() == files["scores.json"]
+    twice = _tar(tmp_path / "twice.tar.gz", [*(_file(n, d) for n, d in files.items()), _file("./scores.json")])
+    with pytest.raises(DataError, match="member 'scores.json' appears twice"):
+        with open_run(twice):
+            pass

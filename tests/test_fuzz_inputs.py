@@ -282,6 +282,9 @@ RECORD_EDITS: dict[str, list[tuple[str, Callable[[dict[str, Any]], Any]]]] = {
         ("reversed_evidence", lambda o: {**o, "evidence": [{"evidence_id": "E", "char_start": 9, "char_end": 1}]}),
         ("duplicate_key", _dup_key),
         ("surrogate_in_text", lambda o: _set(o, "answer_text", "\udfff")),
+        ("duplicate_claim_id", lambda o: {**o, "claims": [{"claim_id": "c", "text": "a"}, {"claim_id": "c", "text": "b"}]}),
+        ("duplicate_evidence_id", lambda o: {**o, "evidence": [{"evidence_id": "E", "chunk_id": "a1-1"},
+                                                               {"evidence_id": "E", "chunk_id": "a1-2"}]}),
     ],
     "runs/r/judgments.jsonl": [
         ("bad_value", lambda o: _set(o, "value", "maybe")),
@@ -348,6 +351,15 @@ def _single_file_cases() -> list[Case]:
     for kind, run_id in (("dotdot", "../escape"), ("slash", "a/b"), ("dotdot_only", "..")):
         cases.append(Case(f"run-run_id_{kind}", lambda w: None, ["run", "{w}/ds", "--out", "{w}/runs2", "--run-id",
                                                                   run_id], None))
+    bundle = ["bundle", "{w}/runs/r", "--out", "{w}/run.tar.gz"]
+    for rel in ("runs/r/answers.jsonl", "runs/r/findings.jsonl", "runs/r/judgments.jsonl"):
+        name = rel.rsplit("/", 1)[1]
+        cases.append(Case(f"bundle-{name}-bad_utf8", _insert_line(rel, GENERIC_LINES["bad_utf8"]), bundle,
+                          f"{name}:"))
+    cases.append(Case("bundle-score_interrupted", _write("runs/r/score.complete", b'{"state": "writing"}'), bundle,
+                      "score.complete"))
+    cases.append(Case("label-push-missing_folder", lambda w: None, ["label", "push", "{w}/runs/r", "--to-file",
+                                                                     "{w}/no/such/tasks.json"], "does not exist"))
     # scores.json
     for cmd_name, args in (("gate", gate), ("report", report)):
         for kind, data in {"not_json": b"{", "bad_utf8": b"\xff\xfe", "array": b"[1]", "huge_int":

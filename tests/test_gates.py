@@ -90,6 +90,10 @@ def test_default_gates_load_and_the_repo_copy_is_the_packaged_file():
         ('[overall]\nerror_rate = { max = 0.1, allow_null = "yes" }\n', 2, "overall.error_rate", "true or false"),
         ('compare = "strict"\n', 1, "compare", "compare must be"),
         ('[overal]\nerror_rate = { max = 0.1 }\n', 1, "overal", "unknown key 'overal'"),
+        # a percentage where a ratio belongs would fail every run, whatever it scores
+        ('[overall]\n\ncitation_validity = { min = 95 }\n', 3, "overall.citation_validity", "write 0.95 for 95 %"),
+        ('[tier.critical]\n"findings.NUMBER_UNSUPPORTED" = { max = -1 }\n', 2,
+         "tier.critical.findings.NUMBER_UNSUPPORTED", "can never be met: a count is ≥ 0"),
     ],
 )
 def test_bad_gates_file_is_a_data_error_naming_file_line_and_key(tmp_path, text, line, key, fragment):
@@ -255,7 +259,8 @@ def test_cli_gate_exit_codes_pass_fail_and_bad_input(tmp_path):
 def test_eval_ends_with_gate_and_report_and_returns_the_gate_code(tmp_path):
     runner = CliRunner()
     passing = write(tmp_path, "[overall]\ncitation_validity = { min = 0.5 }\nerror_rate = { max = 0.0 }\n", "p.toml")
-    failing = write(tmp_path, '[tier.critical]\ncitation_validity = { min = 1.01 }\n', "f.toml")
+    # the reference backend anchors some demo citations to another page than gold (ANCHOR_MISMATCH)
+    failing = write(tmp_path, '[overall]\nanchor_accuracy = { min = 1.0 }\n', "f.toml")
     for gates, code, run_id in ((passing, 0, "ok"), (failing, 1, "bad")):
         report = tmp_path / f"{run_id}.html"
         result = runner.invoke(app, [

@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from servers.fixtures import fake_openai  # noqa: F401
 from typer.testing import CliRunner
 
 from cli import app
@@ -149,6 +150,24 @@ def test_ragchecker_answers_without_markers_get_context_support(tmp_path: Path) 
     scores = json.loads((run / "scores.json").read_text(encoding="utf-8"))
     entry = scores["metrics"]["context_support"]
     assert entry["value"] == pytest.approx((2 / 3 + 1) / 2, abs=1e-6) and entry["n"] == 2
+
+
+def test_context_support_with_the_llm_judge(tmp_path: Path, fake_openai) -> None:  # noqa: F811
+    ds = tmp_path / "rc"
+    _import("ragchecker", "ragchecker_results.json", ds)
+    runs = tmp_path / "runs"
+    assert runner.invoke(app, ["run", str(ds), "--backend", "replay:answers/ragchecker.jsonl", "--out", str(runs),
+                               "--run-id", "llm"]).exit_code == 0
+    result = runner.invoke(app, ["score", str(runs / "llm"), "--judge", "llm", "--llm-base-url", fake_openai.base_url,
+                                 "--llm-model", "tiny", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    rows = {r["question_id"]: r for r in _lines(runs / "llm" / "per_question.jsonl")}
+    # the stand-in says supported when the claim occurs in the evidence: the same 2 of 3, and 1
+    assert rows["r1"]["context_support"] == pytest.approx(2 / 3, abs=1e-6) and rows["r2"]["context_support"] == 1.0
+    # each claim went to the judge once, with all of its answer's passages together
+    prompts = [json.dumps(r["json"], ensure_ascii=False) for r in fake_openai.requests]
+    fine = [p for p in prompts if "штраф 5000" in p]
+    assert len(fine) == 1 and "руководитель работника" in fine[0] and "по графику отпусков" in fine[0]
 
 
 # --- Ragas -----------------------------------------------------------------------------

@@ -29,6 +29,14 @@ def test_hand_worked_estimate():
     assert extra["human_only"]["value"] == 0.75 and extra["human_only"]["n"] == 4
 
 
+def test_a_judge_that_never_varies_leaves_the_human_mean():
+    """The judge says 1 for every answer: it tracks nothing, so the estimate is the raters' mean
+    (0.5 over 1, 0, 1, 0) with the classical interval 0.5 ± 1.96 · 0.5 / √4 = [0.01, 0.99]."""
+    entry = ppi_estimate([1.0, 0.0, 1.0, 0.0, None, None], [1.0] * 6)
+    assert entry.value == 0.5
+    assert entry.ci == pytest.approx((0.5 - 1.959964 * 0.25, 0.5 + 1.959964 * 0.25), abs=1e-5)
+
+
 def test_no_estimate_without_enough_labels_or_unlabelled_answers():
     only_one = ppi_estimate([1.0, None, None], [1.0, 0.0, 1.0])
     assert only_one.value is None and "fewer than 2" in only_one.reason
@@ -117,17 +125,17 @@ DEMO = Path(__file__).resolve().parent.parent / "datasets" / "demo"
 
 
 def test_score_run_writes_ppi_when_raters_labelled_part_of_the_run(tmp_path):
-    """The reference over the demo, judged offline; then a rater labels every pair of the first 40
+    """The demo's second system, judged offline; then a rater labels every pair of the first 40
     answered questions — supported on even ones, unsupported on odd ones — and the run is scored
     again. Its scores.json holds ppi.<metric> with the rater's values on those 40 and the judge's
     on all of them, the labels-needed line, and the judge-only and human-only means beside it."""
     from evals import score_run, start_run
 
-    run = start_run(DEMO, "reference", out=tmp_path, run_id="r").run_dir
+    run = start_run(DEMO, f"replay:{DEMO / 'answers' / 'second_system.jsonl'}", out=tmp_path, run_id="r").run_dir
     first = score_run(run, judge="offline")
     judge_value = {s.question_id: s.values["citation_correctness"] for s in first.per_question}
     pairs = [(c.question.question_id, m.claim_id, m.evidence_id) for c in first.checks for m in c.markers if m.valid]
-    assert all(m.valid for c in first.checks for m in c.markers)  # the reference's markers all hold
+    assert all(m.valid for c in first.checks for m in c.markers)  # its markers all hold: values are 1 or 0
     labelled = list(dict.fromkeys(q for q, _, _ in pairs))[:40]
     verdict = {q: "supported" if i % 2 == 0 else "unsupported" for i, q in enumerate(labelled)}
     rows = [
@@ -143,8 +151,13 @@ def test_score_run_writes_ppi_when_raters_labelled_part_of_the_run(tmp_path):
     human = [(1.0 if verdict[q] == "supported" else 0.0) if q in verdict else None for q in answered]
     expected = ppi_estimate(human, [judge_value[q] for q in answered])
     assert (entry.n_labelled, entry.n_auto) == (40, len(answered) - 40)
-    assert entry.value == expected.value and entry.ci == expected.ci
+    assert entry.value is not None and entry.value == expected.value and entry.ci == expected.ci
     assert entry.model_extra["human_only"]["value"] == 0.5  # 20 of 40 answers supported
     on_disk = json.loads((run / "scores.json").read_text(encoding="utf-8"))["ppi"]["citation_correctness"]
     assert on_disk["n_labelled"] == 40 and on_disk["labels_needed"]["width"] == 0.1
     assert "labels needed for citation_correctness ±0.05:" in scores.to_text()
+    from evals.report import render_report
+
+    html = render_report([run], tmp_path / "report.html").path.read_text(encoding="utf-8")
+    assert "prediction-powered estimates" in html
+    assert "labels needed for citation_completeness ±0.05:" in html

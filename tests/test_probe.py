@@ -434,3 +434,14 @@ def test_interrupted_probe_resumes_and_asks_only_what_is_missing(dataset: Path, 
     plain = start_run(dataset, "reference", out=tmp_path / "runs", run_id="plain")
     with pytest.raises(UsageError, match="not a probe run"):
         judge_probe(plain.run_dir)
+
+
+def test_run_report_has_the_probe_section(dataset: Path, tmp_path: Path) -> None:
+    from evals import render_report
+
+    result = run_probe(dataset, "python:probe_backends:memorised", kinds="altered_fact", out=tmp_path / "runs",
+                       run_id="rep")
+    render_report([result.run_dir], out=tmp_path / "report.html")
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert '<section class="probe" id="probe-rep">' in html
+    assert "keeps 9 месяцев while citing evidence that says 14" in html

@@ -265,7 +265,13 @@ def test_python_matcher(tmp_path, monkeypatch):
         "    return (0, answer_text.index(' '), 0.9)\n"
         "first_word.default_threshold = 0.5\n"
         "def broken(answer_text, citation):\n"
-        "    return 'somewhere'\n",
+        "    return 'somewhere'\n"
+        "def past_the_end(answer_text, citation):\n"
+        "    return (0, len(answer_text) + 1, 0.9)\n"
+        "def failing(answer_text, citation):\n"
+        "    raise KeyError('vectors')\n"
+        "def as_json(answer_text, citation):\n"
+        "    return {'span': [0, 4], 'score': 0.7}\n",
         encoding="utf-8",
     )
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -274,6 +280,14 @@ def test_python_matcher(tmp_path, monkeypatch):
     assert matcher.place(ANSWER, obvious_answer().citations) == [Placement((0, 13), 0.9)]
     with pytest.raises(UsageError, match="expected \\(start, end, score\\)"):
         get_matcher("python:team_matcher:broken").place(ANSWER, obvious_answer().citations)
+    # the team's code failing or answering outside the text is named, not taken for a bug in citeval
+    past = rf"returned span \[0, {len(ANSWER) + 1}\] for citation 'c1', outside the answer's {len(ANSWER)} characters"
+    with pytest.raises(UsageError, match=past):
+        get_matcher("python:team_matcher:past_the_end").place(ANSWER, obvious_answer().citations)
+    with pytest.raises(UsageError, match="raised KeyError: 'vectors' on citation 'c1'"):
+        get_matcher("python:team_matcher:failing").place(ANSWER, obvious_answer().citations)
+    assert get_matcher("python:team_matcher:as_json").place(ANSWER, obvious_answer().citations) == [
+        Placement((0, 4), 0.7)]
     with pytest.raises(UsageError, match="no nothing_here"):
         get_matcher("python:team_matcher:nothing_here")
     with pytest.raises(UsageError, match="unknown matcher"):
@@ -294,6 +308,14 @@ GOOD = {
     "citations": [{"citation_id": "c1", "cited_text": "не реже одного раза в 6 месяцев"}],
     "gold": [{"citation_id": "c1", "span": [0, 13], "kind": "number_rewrite"}],
 }
+
+
+def test_reader_takes_ids_logged_as_numbers(tmp_path):
+    line = {**GOOD, "answer_id": 101, "citations": [{**GOOD["citations"][0], "citation_id": 0}],
+            "gold": [{"citation_id": 0, "span": [0, 13]}]}
+    [answer] = read_quotes(write_lines(tmp_path / "ids.jsonl", line))
+    assert (answer.answer_id, answer.citations[0].citation_id, answer.gold_by_citation()["0"].span) == (
+        "101", "0", (0, 13))
 
 
 def test_reader_keeps_extra_fields_and_names_file_and_line_of_a_bad_record(tmp_path):

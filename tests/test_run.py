@@ -1,13 +1,13 @@
 """`citeval run`: backends, resumable runs, faults recorded (never abstentions), no secrets on disk."""
 
 import json
-from collections import Counter
 import os
 import random
 import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest

@@ -120,6 +120,20 @@ def test_the_offline_judge_gives_the_same_labels_in_any_number_of_workers(tmp_pa
 
     assert labels(run) == labels(other) and labels(run)
     assert len({json.loads(line)["at"] for line in (other / "judgments.jsonl").read_text().splitlines()}) == 1
+    # a rater labels the pairs of the first few judged questions only: most shards hold no human
+    # label, yet the prediction-powered estimate and judge agreement come out the same
+    rows = [json.loads(line) for line in (run / "judgments.jsonl").read_text().splitlines()]
+    first = sorted({r["question_id"] for r in rows})[:12]
+    human = [{**r, "source": "human:rater@example.org", "value": "unsupported" if i % 3 else "supported",
+              "at": "2026-01-01T00:00:00Z"} for i, r in enumerate(rows) if r["question_id"] in first]
+    for folder in (run, other):
+        with open(folder / "judgments.jsonl", "a", encoding="utf-8") as out:
+            out.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in human)
+    rated_one = score_run(run, judge="offline", workers=1).scores
+    score_run(other, judge="offline", workers=2, shard_size=40)
+    assert _stable(run / "scores.json") == _stable(other / "scores.json")
+    assert rated_one.ppi is not None and rated_one.ppi["citation_correctness"].n_labelled == 12
+    assert rated_one.judge_agreement is not None and rated_one.judge_agreement["auto:offline"].n > 0
 
 
 def test_per_question_parquet_is_read_back_as_the_jsonl_rows(tmp_path: Path) -> None:
@@ -177,7 +191,7 @@ def test_a_repeated_question_id_names_its_line(tmp_path: Path) -> None:
     with pytest.raises(CitevalError) as caught:  # the dataset check or the streamed one, whichever is first
         score_run(run, judge="none", shard_size=7)
     assert "questions.jsonl:21" in str(caught.value) and "duplicate question_id 'q00003'" in str(caught.value)
-    assert not list(run.glob(".score-staging-*"))
+    assert not list(run.glob(".citeval-staging-*"))
 
 
 def test_run_columns_aggregate_as_worked_out_by_hand() -> None:
@@ -191,14 +205,14 @@ def test_run_columns_aggregate_as_worked_out_by_hand() -> None:
         return s
 
     scores = build_scores([
-        answer("a", "critical", ["numeric", "numeric"], 1.0, key_fact_recall=0.5),
+        answer("a", "critical", ["numeric", "numeric"], 1.0, claim_recall=0.5),
         answer("b", "policy", ["numeric"], 0.5),
         answer("c", "critical", [], None),
     ])
     assert scores.metrics["citation_validity"].value == 0.75 and scores.metrics["citation_validity"].n == 2
     assert scores.metrics["error_rate"].value == 0.0 and scores.metrics["error_rate"].n == 3
     # a metric only some answers carry flows through after DESIGN 6's, over the answers that have it
-    assert list(scores.metrics)[-4] == "key_fact_recall" and scores.metrics["key_fact_recall"].n == 1
+    assert list(scores.metrics)[-4] == "claim_recall" and scores.metrics["claim_recall"].n == 1
     assert scores.by_tag["numeric"].n == 2  # a tag listed twice counts its question once
     assert scores.by_tier["critical"].n == 2 and scores.by_tier["critical"]["citation_validity"].value == 1.0
     assert scores.findings == {"QUOTE_NOT_FOUND": 1}

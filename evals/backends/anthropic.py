@@ -14,6 +14,7 @@ citations resolve to the registry's chunks.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from datetime import datetime
 from typing import Annotated, Any, cast, get_args, get_origin
 
 from anthropic.lib.streaming._messages import accumulate_event as _sdk_accumulate_event
-from anthropic.types import Message, TextCitation
+from anthropic.types import ContentBlock, Message, StopReason, TextCitation
 from pydantic import BaseModel, ConfigDict, ValidationError
 from rapidfuzz import fuzz
 
@@ -107,21 +108,32 @@ class AnthropicLine:
     extras: dict[str, Any] = field(default_factory=dict)
     usage_given: bool = True
     stream_error: dict[str, Any] | None = None
-    newer_citations: NewerCitations = field(default_factory=list)
+    aside: SetAside = field(default_factory=lambda: SetAside())
+
+    @property
+    def stop_reason(self) -> str | None:
+        """The response's stop_reason, also one newer than this SDK (e.g. model_context_window_exceeded)."""
+        return self.aside.stop_reason or self.message.stop_reason
 
     def citations_of(self, block_index: int) -> list[Any]:
-        """A block's citations in order: the SDK-typed ones and any of a newer type, as dicts."""
+        """A block's citations in order: the SDK-typed ones and those set aside, as dicts."""
         typed = list(_get(self.message.content[block_index], "citations") or [])
-        for b, position, citation in self.newer_citations:
+        for b, position, citation in self.aside.citations:
             if b == block_index:
                 typed.insert(position, citation)
         return typed
 
     def response(self) -> dict[str, Any]:
-        """The whole response as a dict (nulls left out), newer citations back in their places."""
+        """The whole response as a dict (nulls left out), what was set aside back in its place."""
         raw: dict[str, Any] = self.message.to_dict(mode="json", exclude_none=True)
-        for b, position, citation in self.newer_citations:
+        for b, position, citation in self.aside.citations:
             raw["content"][b].setdefault("citations", []).insert(position, citation)
+        for b, block in self.aside.blocks:
+            raw["content"].insert(b, block)
+        if self.aside.usage:
+            raw.setdefault("usage", {}).update({k: v for k, v in self.aside.usage.items() if v is not None})
+        if self.aside.stop_reason:
+            raw["stop_reason"] = self.aside.stop_reason
         return raw
 
 
@@ -156,46 +168,76 @@ def _refs(obj: dict[str, Any], key: str) -> list[DocumentRef]:
     return out
 
 
-def _known_citation_types() -> frozenset[str]:
-    union = get_args(TextCitation)[0] if get_origin(TextCitation) is Annotated else TextCitation
-    return frozenset(get_args(model.model_fields["type"].annotation)[0] for model in get_args(union))
-
-
-KNOWN_CITATION_TYPES = _known_citation_types()
-
-
 NewerCitations = list[tuple[int, int, dict[str, Any]]]  # (block index, position, citation)
 
 
-def _validate_message(body: dict[str, Any]) -> tuple[Message, NewerCitations]:
-    """The body as the SDK's Message. A citation of a type newer than this SDK is set aside (and
-    returned with its place), so it is carried along and ends up unresolved with its type named
-    instead of rejecting the line."""
-    newer: NewerCitations = []
+def _literal_values(model: Any) -> frozenset[str]:
+    union = get_args(model)[0] if get_origin(model) is Annotated else model
+    return frozenset(get_args(m.model_fields["type"].annotation)[0] for m in get_args(union))
+
+
+KNOWN_BLOCK_TYPES = _literal_values(ContentBlock)
+KNOWN_CITATION_TYPES = _literal_values(TextCitation)
+KNOWN_STOP_REASONS = frozenset(get_args(StopReason))
+USAGE_TOKENS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+# Citations citeval resolves against the registry; any other kind is carried along as a dict
+# (validated or not, it ends up UNRESOLVED_CHUNK naming its type).
+RESOLVABLE_CITATIONS = frozenset((*DOCUMENT_CITATIONS, "search_result_location"))
+
+
+@dataclass
+class SetAside:
+    """Parts of a response this SDK's types do not know (newer API fields), kept for raw."""
+
+    citations: NewerCitations = field(default_factory=list)
+    blocks: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (index in the response, block)
+    usage: dict[str, Any] = field(default_factory=dict)
+    stop_reason: str | None = None
+
+
+def _validate_message(body: dict[str, Any]) -> tuple[Message, SetAside]:
+    """The body as the SDK's Message. What the API added after this SDK was released is set aside
+    and returned, so it is carried along instead of rejecting the line, as the SDK's own client
+    (which builds responses without validating them) would: content blocks of a newer type,
+    citations of a type citeval cannot map (they end up unresolved with the type named), usage
+    fields beyond the token counts (server_tool_use, cache_creation, …) and a newer stop_reason."""
+    aside = SetAside()
     content = body.get("content")
     if isinstance(content, list):
-        blocks = []
+        blocks: list[Any] = []
         for b, block in enumerate(content):
+            kind = block.get("type") if isinstance(block, dict) else None
+            if isinstance(kind, str) and kind not in KNOWN_BLOCK_TYPES:
+                aside.blocks.append((b, block))
+                continue
             citations = block.get("citations") if isinstance(block, dict) else None
             if isinstance(citations, list) and any(
-                isinstance(c, dict) and c.get("type") not in KNOWN_CITATION_TYPES for c in citations
+                isinstance(c, dict) and c.get("type") not in RESOLVABLE_CITATIONS for c in citations
             ):
                 kept = []
                 for c_index, citation in enumerate(citations):
-                    if isinstance(citation, dict) and citation.get("type") not in KNOWN_CITATION_TYPES:
-                        newer.append((b, c_index, citation))
+                    if isinstance(citation, dict) and citation.get("type") not in RESOLVABLE_CITATIONS:
+                        aside.citations.append((len(blocks), c_index, citation))
                     else:
                         kept.append(citation)
                 block = {**block, "citations": kept}
             blocks.append(block)
         body = {**body, "content": blocks}
+    usage = body.get("usage")
+    if isinstance(usage, dict):
+        aside.usage = {k: v for k, v in usage.items() if k not in USAGE_TOKENS}
+        body = {**body, "usage": {k: v for k, v in usage.items() if k in USAGE_TOKENS}}
+    stop_reason = body.get("stop_reason")
+    if isinstance(stop_reason, str) and stop_reason not in KNOWN_STOP_REASONS:
+        aside.stop_reason = stop_reason
+        body = {**body, "stop_reason": None}
     try:
         message = Message.model_validate(body)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"]) or "response"
         raise AnthropicFormatError(f"{where}: {err['msg']}") from None
-    return message, newer
+    return message, aside
 
 
 _RAW_EVENTS = frozenset(
@@ -209,6 +251,7 @@ def fold_events(events: Sequence[Any]) -> tuple[dict[str, Any], dict[str, Any] |
     `{index, delta}` fold too (message_start and block starts are filled in)."""
     snapshot: Any = None
     error: dict[str, Any] | None = None
+    newer: dict[Any, list[Any]] = {}  # index → [block of a newer type, its streamed input JSON]
     for i, raw in enumerate(events):
         if not isinstance(raw, dict):
             raise AnthropicFormatError(f"events[{i}] must be an object")
@@ -218,6 +261,15 @@ def fold_events(events: Sequence[Any]) -> tuple[dict[str, Any], dict[str, Any] |
             continue  # ping, message_stop, and the SDK's helper events (text, citation, …) of a MessageStream
         if kind == "error":
             error = event.get("error") if isinstance(event.get("error"), dict) else {"message": str(event)}
+            continue
+        if kind == "content_block_start" and _newer_block(event.get("content_block")):
+            # a block type newer than this SDK: the accumulator would build a text block of it, so it
+            # folds a placeholder and the block itself is put back (with its streamed input) below
+            newer[event.get("index")] = [dict(event["content_block"]), ""]
+            event = {**event, "content_block": {"type": "redacted_thinking", "data": ""}}
+        elif kind == "content_block_delta" and event.get("index") in newer:
+            partial = event.get("delta", {}).get("partial_json") if isinstance(event.get("delta"), dict) else None
+            newer[event["index"]][1] += partial if isinstance(partial, str) else ""
             continue
         try:
             if snapshot is None and kind != "message_start":
@@ -237,7 +289,20 @@ def fold_events(events: Sequence[Any]) -> tuple[dict[str, Any], dict[str, Any] |
             raise AnthropicFormatError(f"events[{i}] ({kind}): {type(exc).__name__}: {exc}") from None
     if snapshot is None:
         return {}, error
-    return cast(dict[str, Any], snapshot.to_dict(mode="json")), error
+    folded = cast(dict[str, Any], snapshot.to_dict(mode="json"))
+    for index, (block, streamed_input) in newer.items():
+        if isinstance(index, int) and 0 <= index < len(folded["content"]):
+            if streamed_input:
+                try:
+                    block["input"] = json.loads(streamed_input)
+                except ValueError:
+                    block["input"] = streamed_input
+            folded["content"][index] = block
+    return folded, error
+
+
+def _newer_block(block: Any) -> bool:
+    return isinstance(block, dict) and isinstance(block.get("type"), str) and block["type"] not in KNOWN_BLOCK_TYPES
 
 
 def parse_anthropic_line(obj: dict[str, Any]) -> AnthropicLine:
@@ -268,13 +333,13 @@ def parse_anthropic_line(obj: dict[str, Any]) -> AnthropicLine:
         body.setdefault("model", "")
         if not usage_given:
             body["usage"] = {"input_tokens": 0, "output_tokens": 0}
-    message, newer = _validate_message(body)
+    message, aside = _validate_message(body)
     kept = ("status", "stale_notice", "abstain_reason", "latency_ms", "attached_by")
     extras: dict[str, Any] = {k: obj[k] for k in kept if k in obj}
     if "status" in extras and extras["status"] not in ("answered", "abstained", "error"):
         raise AnthropicFormatError(f"status {extras['status']!r} is not answered, abstained or error")
     return AnthropicLine(str(question_id), message, documents, search_results, extras, usage_given, stream_error,
-                         newer)
+                         aside)
 
 
 # --- citations → evidence ------------------------------------------------------------------
@@ -425,10 +490,14 @@ class _Resolver:
         else:
             extra = {"url": _get(citation, "url"), "title": _get(citation, "title")}
             return self._unresolved(kind, text, f"a {kind} citation: citeval cannot map it to the registry", **extra)
-        if not isinstance(index, int) or not 0 <= index < len(refs):
-            return self._unresolved(kind, text, f"{label}[{index}] is missing: the line maps {len(refs)} entries")
-        ref = refs[index]
         where = f"{label}[{index}]"
+        if isinstance(index, int) and 0 <= index < len(refs):
+            ref = refs[index]
+        elif kind == "search_result_location" and self._source_ref(_get(citation, "source")) is not None:
+            # no mapping, but the bot named the registry source in the search result's `source`
+            ref, where = cast(DocumentRef, self._source_ref(_get(citation, "source"))), "source"
+        else:
+            return self._unresolved(kind, text, f"{label}[{index}] is missing: the line maps {len(refs)} entries")
         problem = self._title_problem(ref, where, cited_title)
         if problem:
             return self._unresolved(kind, text, problem, document_id=ref.document_id, quoted=True)
@@ -452,6 +521,18 @@ class _Resolver:
                                     "the cited text", document_id=document_id, version_id=version_id, quoted=True)
         return [({"citation_type": kind, "chunk_id": c.chunk_id, "document_id": document_id,
                   "version_id": c.version_id, "text": part}, True) for c, part in found]
+
+    def _source_ref(self, source: Any) -> DocumentRef | None:
+        """A search result's `source` that is a registry chunk, edition or document id."""
+        if not isinstance(source, str) or not source:
+            return None
+        if source in self.registry.chunks:
+            return DocumentRef(chunk_id=source)
+        if source in self.registry.versions:
+            return DocumentRef(version_id=source)
+        if source in self.registry.documents:
+            return DocumentRef(document_id=source)
+        return None
 
     def _title_problem(self, ref: DocumentRef, where: str, cited_title: Any) -> str | None:
         """A cited document_title that is neither the registry title nor the title the line says it sent:
@@ -633,12 +714,43 @@ class _Block:
     citations: list[Any]
 
 
+def _ends_with_punctuation(text: str) -> bool:
+    stripped = text.rstrip()
+    token = _LAST_TOKEN.search(stripped)
+    return bool(_SENTENCE_END.search(stripped)) and not (token and token.group(1).lower() in ABBREVIATIONS)
+
+
+def _at_sentence_ends(block: _Block) -> list[_Block]:
+    """A block cut where a sentence ends inside it, so the part before the cut closes the claim it
+    belongs to: an uncited block at every sentence or line end (". Согласно п. 3.3, " → ". " and
+    "Согласно п. 3.3, "; ";\n- хранение" → ";\n" and "- хранение"), a cited one only after a
+    leading punctuation mark that closes the sentence before it (its citations stay with the words
+    it carries)."""
+    sentences = split_sentences(block.text)
+    cuts: list[int] = []
+    for k in range(1, len(sentences)):
+        before = block.text[cuts[-1] if cuts else 0 : sentences[k].start]
+        if not (_ends_with_punctuation(before) or (not block.citations and _ends_sentence(before))):
+            continue
+        if block.citations and not (k == 1 and is_markup(before)):
+            break
+        cuts.append(sentences[k].start)
+        if block.citations:
+            break
+    if not cuts:
+        return [block]
+    bounds = [0, *cuts, len(block.text)]
+    pieces = [_Block(block.text[a:b], block.start + a, []) for a, b in zip(bounds, bounds[1:], strict=False)]
+    pieces[-1].citations = block.citations
+    return pieces
+
+
 def group_blocks(blocks: Sequence[_Block]) -> list[list[_Block]]:
     """Consecutive text blocks up to the end of a sentence form one claim (an uncited lead-in joins
     the cited block after it); blocks of only whitespace, punctuation or list markup start none."""
     groups: list[list[_Block]] = []
     current: list[_Block] = []
-    for block in blocks:
+    for block in (piece for whole in blocks for piece in _at_sentence_ends(whole)):
         if current and block.text[:1] == "\n":
             groups.append(current)
             current = []
@@ -715,7 +827,7 @@ def anthropic_to_answer(
         status = "error"
         error = ErrorInfo(type=str(parsed.stream_error.get("type") or "stream_error"),
                           message=str(parsed.stream_error.get("message") or "")[:500])
-    elif message.stop_reason == "refusal":
+    elif parsed.stop_reason == "refusal":
         status, reason = "abstained", reason or "stop_reason: refusal"
     elif not answer_text.strip():
         status, reason = "abstained", reason or "empty response"

@@ -5,7 +5,8 @@ A log line is one of:
 - `{question_id | question, documents, events: [...]}`: the stream's raw events (lossless), or
   only each content_block_delta's `{index, delta}` (lossless too: the block index is kept);
 - `{question_id | question, documents, text, citations: [...]}`: the final text and a flat
-  list of the citations the stream's citations_delta events carried (`usage_out["citations"]`).
+  list of the citations the stream's citations_delta events carried, at the top or inside the
+  usage dict the bot logs beside the text (`usage_out: {input_tokens, …, citations: [...]}`).
   Which text each citation belonged to is lost, so each is attached to the sentence of `text`
   that best matches its cited_text (rapidfuzz) and the answer is marked `attached_by: matcher`.
 
@@ -34,7 +35,28 @@ from ..errors import DataError, UsageError
 from .anthropic import AnthropicFormatError, anthropic_to_answer, clean_cited_text, parse_anthropic_line
 from .prices import PriceTable
 
-FLAT_TEXT_KEYS = ("text", "answer_text", "final_text")
+FLAT_TEXT_KEYS = ("text", "answer_text", "final_text", "answer")
+# where a bot keeps the flat citation list and the token counts beside its text: at the top, or in
+# the usage dict it returned with the answer (`usage_out["citations"]`)
+FLAT_HOLDERS = ("usage_out", "usage", "metadata")
+
+
+def _flat_citations(obj: dict[str, Any]) -> list[Any] | None:
+    if isinstance(obj.get("citations"), list):
+        return list(obj["citations"])
+    for holder in FLAT_HOLDERS:
+        inner = obj.get(holder)
+        if isinstance(inner, dict) and isinstance(inner.get("citations"), list):
+            return list(inner["citations"])
+    return None
+
+
+def _flat_usage(obj: dict[str, Any]) -> dict[str, Any] | None:
+    for holder in ("usage", "usage_out"):
+        inner = obj.get(holder)
+        if isinstance(inner, dict) and ("input_tokens" in inner or "output_tokens" in inner):
+            return {k: v for k, v in inner.items() if k != "citations"}
+    return None
 
 
 @dataclass
@@ -99,7 +121,7 @@ def _shape(obj: dict[str, Any]) -> str | None:
         return "events"
     if isinstance(obj.get("content"), list):
         return "message"
-    if isinstance(obj.get("citations"), list) and any(isinstance(obj.get(k), str) for k in FLAT_TEXT_KEYS):
+    if _flat_citations(obj) is not None and any(isinstance(obj.get(k), str) for k in FLAT_TEXT_KEYS):
         return "flat"
     return None
 
@@ -133,11 +155,12 @@ def _flat_message(obj: dict[str, Any]) -> dict[str, Any]:
         "type": "message",
         "role": "assistant",
         "model": str(obj.get("model") or ""),
-        "content": attach_citations(text, obj["citations"]),
+        "content": attach_citations(text, _flat_citations(obj) or []),
         "stop_reason": obj.get("stop_reason") or "end_turn",
     }
-    if isinstance(obj.get("usage"), dict):
-        message["usage"] = obj["usage"]
+    usage = _flat_usage(obj)
+    if usage is not None:
+        message["usage"] = usage
     return message
 
 

@@ -82,9 +82,15 @@ class PriceTable:
         if not model:
             return None
         if model not in self._found:
-            keys = [k for k in self.prices if model == k or model.startswith((k + "-", k + "@"))]
+            keys = self._keys_of(model)
+            if not keys and "claude-" in model:
+                # a cloud id names the model after a prefix ("us.anthropic.claude-sonnet-4-5-…-v1:0" on Bedrock)
+                keys = self._keys_of(model[model.index("claude-"):])
             self._found[model] = self.prices[max(keys, key=len)] if keys else None
         return self._found[model]
+
+    def _keys_of(self, model: str) -> list[str]:
+        return [k for k in self.prices if model == k or model.startswith((k + "-", k + "@"))]
 
     def cost(
         self,

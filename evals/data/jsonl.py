@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ..atomic import write_lines, write_text
 from ..errors import DataError
+from ..reading import iter_csv_rows, iter_json_objects, iter_parquet_rows, json_type, parse_json
+from ..reading import read_json as read_json_document
 
 if TYPE_CHECKING:
     from .models import Question
@@ -43,33 +46,13 @@ def validation_errors(path: Path | str, line: int | None, exc: ValidationError) 
 
 
 def iter_json_lines(path: Path | str, on_error: ErrorHandler | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each non-blank line; invalid JSON raises or goes to on_error."""
-    try:
-        handle = open(path, encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(path, None, "file not found") from None
-    with handle:
-        lineno = 0
-        while True:
-            try:
-                line = handle.readline()
-            except UnicodeDecodeError as exc:
-                _report(on_error, DataError(path, lineno + 1, f"not UTF-8 text ({exc.reason})"))
-                return
-            if not line:
-                return
-            lineno += 1
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                _report(on_error, DataError(path, lineno, f"invalid JSON: {exc.msg} at column {exc.colno}"))
-                continue
-            if not isinstance(obj, dict):
-                _report(on_error, DataError(path, lineno, f"expected a JSON object, got {type(obj).__name__}"))
-                continue
-            yield lineno, obj
+    """(line number, object) for each non-blank line, read through evals.reading (strict UTF-8,
+    JSON limits, no duplicate keys, no lone surrogates); a bad line raises or goes to on_error."""
+    for lineno, obj, _ in iter_json_objects(path, on_error=on_error):
+        if not isinstance(obj, dict):
+            _report(on_error, DataError(path, lineno, f"expected a JSON object, got {json_type(obj)}"))
+            continue
+        yield lineno, obj
 
 
 def _report(on_error: ErrorHandler | None, error: DataError) -> None:
@@ -112,17 +95,14 @@ def read_json(path: Path | str, missing: str = "file not found") -> Any:
     path = Path(path)
     if not path.exists():
         raise DataError(path, None, missing)
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    return read_json_document(path)
 
 
 def read_json_object(path: Path | str, missing: str = "file not found") -> dict[str, Any]:
     """One JSON document holding an object (manifest.json, scores.json …); anything else is a DataError."""
     doc = read_json(path, missing)
     if not isinstance(doc, dict):
-        raise DataError(path, None, "expected a JSON object")
+        raise DataError(path, None, f"expected a JSON object, got {json_type(doc)}")
     return doc
 
 
@@ -157,28 +137,17 @@ class JsonlAppender:
 
 
 def write_jsonl_atomic(path: Path | str, records: Iterable[BaseModel | dict[str, Any]]) -> int:
-    """Write a whole file via a temporary sibling and rename, so readers never see half a file."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    count = 0
-    with open(tmp, "w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(dump_line(record))
-            count += 1
-    os.replace(tmp, path)
-    return count
+    """Write a whole file via a temporary sibling and rename (evals.atomic), so readers never see half a file."""
+    return write_lines(path, (dump_line(record) for record in records))
 
 
 def write_json_atomic(path: Path | str, obj: Any) -> None:
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
     text = (
         obj.model_dump_json(indent=2, exclude_none=True)
         if isinstance(obj, BaseModel)
         else json.dumps(obj, ensure_ascii=False, indent=2, default=str)
     )
-    tmp.write_text(text + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_text(path, text + "\n")
 
 
 # --- questions from tables -----------------------------------------------------------
@@ -196,60 +165,52 @@ _JSON_COLUMNS = ("user", "gold", "tags")
 _LIST_SEPARATOR = ";"
 
 
-def _table_row_to_question(row: dict[str, Any]) -> dict[str, Any]:
+def _table_row_to_question(row: dict[str, Any], path: Path, lineno: int) -> dict[str, Any]:
     """A flat table row → a question object: JSON-text columns are parsed; user_id/groups build user."""
-    obj: dict[str, Any] = {}
-    for key, value in row.items():
-        if value is None or (isinstance(value, float) and value != value):  # NaN cell = empty
-            continue
-        obj[key] = value
+    obj: dict[str, Any] = {key: value for key, value in row.items() if value is not None and value != ""}
     for key in _JSON_COLUMNS:
         value = obj.get(key)
         if isinstance(value, str) and value.strip()[:1] in ("{", "["):
-            obj[key] = json.loads(value)
+            try:
+                obj[key] = parse_json(value, path, lineno)
+            except DataError as exc:
+                raise DataError(path, lineno, exc.message.replace("invalid JSON", "invalid JSON in a cell"),
+                                field=key) from None
     if isinstance(obj.get("tags"), str):
         obj["tags"] = [t.strip() for t in obj["tags"].split(_LIST_SEPARATOR) if t.strip()]
     if "user" not in obj and "user_id" in obj:
         groups = obj.pop("groups", "")
         if isinstance(groups, str):
             groups = [g.strip() for g in groups.split(_LIST_SEPARATOR) if g.strip()]
-        obj["user"] = {"user_id": str(obj.pop("user_id")), "groups": list(groups)}
-    if hasattr(obj.get("tags"), "tolist"):  # parquet list column
-        obj["tags"] = list(obj["tags"].tolist())
-    for key in ("question_id",):
-        if key in obj and not isinstance(obj[key], str):
-            obj[key] = str(obj[key])
+        obj["user"] = {"user_id": str(obj.pop("user_id")), "groups": groups}
+    qid = obj.get("question_id")
+    if isinstance(qid, (int, float)) and not isinstance(qid, bool):
+        obj["question_id"] = str(qid)
     return obj
 
 
 def iter_question_objects(
     path: Path | str, on_error: ErrorHandler | None = None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Raw question objects with their line (JSONL), row+1 after the header (CSV) or row number (Parquet)."""
+    """Raw question objects with their line (JSONL), the line a row starts on (CSV; line 1 is the
+    header) or their row number (Parquet)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".json", ".ndjson"):
         yield from iter_json_lines(path, on_error)
         return
-    if not path.exists():
-        raise DataError(path, None, "file not found")
-    import pandas as pd  # only tables need pandas
-
+    rows: Iterator[tuple[int, dict[str, Any]]]
     if suffix == ".csv":
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-        first_line = 2  # line 1 is the header
+        rows = iter_csv_rows(path)
     elif suffix in (".parquet", ".pq"):
-        frame = pd.read_parquet(path)
-        first_line = 1
+        rows = iter_parquet_rows(path)
     else:
         raise DataError(path, None, f"unsupported questions format {suffix!r} (use .jsonl, .csv or .parquet)")
-    for index, row in enumerate(frame.to_dict(orient="records")):
-        lineno = first_line + index
+    for lineno, row in rows:
         try:
-            clean = {k: (v if v != "" else None) for k, v in row.items()}
-            yield lineno, _table_row_to_question(clean)
-        except json.JSONDecodeError as exc:
-            _report(on_error, DataError(path, lineno, f"invalid JSON in a cell: {exc.msg}"))
+            yield lineno, _table_row_to_question(row, path, lineno)
+        except DataError as error:
+            _report(on_error, error)
 
 
 def read_questions(path: Path | str, on_error: ErrorHandler | None = None) -> Iterator[tuple[int, Any]]:

@@ -272,6 +272,16 @@ class Answer(Record):
     model: str | None = None
     raw: Any = None
 
+    @model_validator(mode="after")
+    def _unique_ids(self) -> Answer:
+        # a claim or evidence id names one thing: a repeated one would make citations ambiguous
+        for what, ids in (("claims", [c.claim_id for c in self.claims]),
+                          ("evidence", [e.evidence_id for e in self.evidence])):
+            repeated = sorted({i for i in ids if ids.count(i) > 1})
+            if repeated:
+                raise ValueError(f"{what}: id {repeated[0]!r} appears more than once in one answer")
+        return self
+
 
 # --- findings (DESIGN 4) -------------------------------------------------------------
 

@@ -328,11 +328,25 @@ def _absolute_rules(source: _Source, section: _Section, file_compare: str) -> li
         if not isinstance(value, dict):
             raise source.error(section.path, key, "a rule must be a table such as { min = 0.95 }", where)
         rule = source.validate(spec.RuleSpec, value, section.path, key, where)
+        _satisfiable(source, section, key, rule, where)
         out.append(Rule(
             scope=section.scope, key=key, min=rule.min, max=rule.max, compare=rule.compare or compare,
             allow_null=rule.allow_null, line=source.line(section.path, key),
         ))
     return out
+
+
+def _satisfiable(source: _Source, section: _Section, key: str, rule: spec.RuleSpec, where: str) -> None:
+    """A bound no value can meet fails every run whatever it scores: a typo such as min = 95 for 0.95."""
+    if key.startswith(FINDINGS_PREFIX):
+        if rule.max is not None and rule.max < 0:
+            raise source.error(section.path, key, f"max {_num(rule.max)} can never be met: a count is ≥ 0", where)
+        return
+    if rule.min is not None and rule.min > 1:
+        raise source.error(section.path, key, f"min {_num(rule.min)} can never be met: {key} lies in 0..1 "
+                           f"(write {rule.min / 100:g} for {_num(rule.min)} %)", where)
+    if rule.max is not None and rule.max < 0:
+        raise source.error(section.path, key, f"max {_num(rule.max)} can never be met: {key} lies in 0..1", where)
 
 
 def _baseline_rule(

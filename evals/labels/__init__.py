@@ -7,6 +7,7 @@ evidence cards) and bring a Label Studio project up to date without duplicates;
 
 from .client import LabelStudioClient
 from .config import ReviewConfig, config_path
+from .export import RaterMap, accepted_prediction, parse_rater_flags, read_full_export, record_pushed
 from .pull import PullReport, export_to_judgments, pull, read_export
 from .push import PushResult, push, write_tasks_file
 from .tasks import TaskBuilder, answer_claims, predictions_for
@@ -15,14 +16,19 @@ __all__ = [
     "LabelStudioClient",
     "PullReport",
     "PushResult",
+    "RaterMap",
     "ReviewConfig",
     "TaskBuilder",
+    "accepted_prediction",
     "answer_claims",
     "config_path",
     "export_to_judgments",
+    "parse_rater_flags",
     "predictions_for",
     "pull",
     "push",
     "read_export",
+    "read_full_export",
+    "record_pushed",
     "write_tasks_file",
 ]

@@ -8,25 +8,32 @@ From a Label Studio JSON export (fetched from the server or read from a file):
 - control indices are mapped back to claim_id / evidence_id through the task's own data
   (the claims as the rater saw them), rater ids to e-mails: source `human:<email>`;
 - judgments.jsonl only grows, and only by labels it does not hold yet: for each unit and
-  rater the latest row there is compared with the label, so pulling twice adds nothing.
+  rater the latest row there is compared with the label, so pulling twice adds nothing;
+- exports as they really come (evals.labels.export): JSON_MIN and CSV exports are refused by
+  name; tasks the push recorded but the export leaves out count as missing; a rater keeps one
+  name across pulls (`label_raters.json`, and each row's annotation_id), so a pull that would
+  file an annotation under a second name is refused; an annotation without an author is refused
+  unless named or `--anonymous-raters`; an annotation that only accepts a pre-annotation
+  unchanged is reported and, unless `count_predictions`, not a label.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..data.jsonl import JsonlAppender, read_json
+from ..data.jsonl import JsonlAppender
 from ..data.models import Judgment, parse_time
-from ..errors import DataError
+from ..errors import DataError, UsageError
 from ..precedence import winners
 from ..runfolder import JUDGMENTS, load_manifest, read_judgments
 from .client import LabelStudioClient
 from .config import COMMENT_FIELD, ReviewConfig, config_path
+from .export import ANONYMOUS_PREFIX, RaterMap, accepted_prediction, pushed_question_ids, read_full_export
 from .tasks import layout_of
 
 REQUIRED_RATERS = 2
@@ -52,6 +59,11 @@ class PullReport:
     ignored_tasks: int = 0  # tasks of other runs in the project
     drafts: int = 0
     raters_per_task: dict[str, int] = field(default_factory=dict)  # question_id → raters who submitted
+    not_in_export: list[str] = field(default_factory=list)  # pushed tasks the export leaves out
+    predictions_accepted: list[str] = field(default_factory=list)  # annotations that only accept a prediction
+    predictions_counted: bool = False
+    anonymous_annotations: int = 0  # annotations without an author (completed_by null)
+    anonymous_kept_apart: bool = False
 
     @property
     def short_of_two(self) -> dict[int, int]:
@@ -76,6 +88,33 @@ class PullReport:
             lines.append(f"still missing for two raters per task: {need} — {missing} annotation(s) to go")
         else:
             lines.append("every task has two raters")
+        if self.not_in_export:
+            shown = ", ".join(self.not_in_export[:8]) + (", …" if len(self.not_in_export) > 8 else "")
+            lines.append(
+                f"{len(self.not_in_export)} task(s) pushed but not in the export (nobody annotated them; counted as "
+                f"missing): {shown}"
+            )
+        if self.predictions_accepted:
+            shown = "; ".join(self.predictions_accepted[:5]) + ("; …" if len(self.predictions_accepted) > 5 else "")
+            how = (
+                "counted as labels (--count-predictions)"
+                if self.predictions_counted
+                else "not counted as labels (--count-predictions to count them)"
+            )
+            lines.append(
+                f"{len(self.predictions_accepted)} annotation(s) accepted a pre-annotation unchanged, {how}: {shown}"
+            )
+        if self.anonymous_annotations:
+            if self.anonymous_kept_apart:
+                lines.append(
+                    f"{self.anonymous_annotations} annotation(s) without an author (completed_by null): raters kept "
+                    f"apart by annotation id ({ANONYMOUS_PREFIX}<id>), so a rater's re-annotation counts as another "
+                    "rater and Cohen's kappa needs named raters (--rater annotation:ID=EMAIL)"
+                )
+            else:
+                lines.append(
+                    f"{self.anonymous_annotations} annotation(s) without an author, named by --rater annotation:ID"
+                )
         if self.drafts:
             lines.append(f"{self.drafts} draft(s) ignored (a draft is not a label until it is submitted)")
         if self.ignored_tasks:
@@ -100,26 +139,49 @@ class PullReport:
             "tasks_short_of_two_raters": {str(k): v for k, v in self.short_of_two.items()},
             "drafts_ignored": self.drafts,
             "problems": self.problems,
+            "not_in_export": self.not_in_export,
+            "predictions_accepted": self.predictions_accepted,
+            "predictions_counted": self.predictions_counted,
+            "anonymous_annotations": self.anonymous_annotations,
         }
 
 
 def read_export(path: Path | str) -> list[dict[str, Any]]:
+    """A full Label Studio JSON export; JSON_MIN and CSV exports are refused, naming the right one."""
     path = Path(path)
-    data = read_json(path)
-    if not isinstance(data, list) or not all(isinstance(t, dict) for t in data):
-        raise DataError(path, None, "expected a Label Studio JSON export: a list of tasks")
+    data = read_full_export(path)
+    for index, task in enumerate(data):
+        _check_task_shape(path, index, task)
     return data
 
 
-def _rater_of(annotation: dict[str, Any], emails: dict[int, str]) -> str:
+def _check_task_shape(path: Path, index: int, task: dict[str, Any]) -> None:
+    """The parts of an exported task that pulling reads must have their export types."""
+    where = f"task[{index}]"
+
+    def refuse(field: str, expected: str) -> None:
+        raise DataError(path, None, f"must be {expected} (task id {task.get('id')!r})", field=f"{where}.{field}")
+
+    if task.get("data") is not None and not isinstance(task["data"], dict):
+        refuse("data", "an object")
+    for key in ("annotations", "drafts"):
+        items = task.get(key)
+        if items is None:
+            continue
+        if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+            refuse(key, "a list of objects")
+        for a_index, annotation in enumerate(items):
+            results = annotation.get("result")
+            if results is not None and (not isinstance(results, list)
+                                        or not all(isinstance(r, dict) for r in results)):
+                refuse(f"{key}[{a_index}].result", "a list of objects")
+
+
+def _has_author(annotation: dict[str, Any]) -> bool:
     who = annotation.get("completed_by")
     if isinstance(who, dict):
-        if who.get("email"):
-            return str(who["email"])
-        who = who.get("id")
-    if isinstance(who, int) and who in emails:
-        return emails[who]
-    return f"ls-user-{who}"
+        return bool(who.get("email") or who.get("id") is not None)
+    return who is not None and not isinstance(who, bool)
 
 
 def _when(annotation: dict[str, Any]) -> datetime:
@@ -140,10 +202,22 @@ def export_to_judgments(
     run_id: str,
     config: ReviewConfig,
     emails: dict[int, str] | None = None,
+    *,
+    raters: RaterMap | None = None,
+    pushed: Sequence[str] | None = None,
+    count_predictions: bool = False,
 ) -> PullReport:
-    """Judgments from a Label Studio JSON export (pure: no files, no server)."""
-    emails = emails or {}
-    report = PullReport(run_id=run_id, tasks=0, judgments=[])
+    """Judgments from a Label Studio JSON export (pure: no files, no server).
+
+    emails / raters: who the Label Studio users are (evals.labels.export.RaterMap); pushed: the
+    question ids the push recorded, so tasks the export leaves out count as missing;
+    count_predictions: count annotations that only accept a pre-annotation as labels."""
+    raters = raters or RaterMap()
+    for user_id, email in (emails or {}).items():
+        raters.assign("user", user_id, email, f"the rater map ({user_id}={email})")
+    report = PullReport(run_id=run_id, tasks=0, judgments=[], predictions_counted=count_predictions)
+    report.anonymous_kept_apart = raters.anonymous
+    unnamed: list[str] = []
     # (question_id) → rater → (when, annotation id, annotation, task data)
     latest: dict[str, dict[str, tuple[datetime, int, dict[str, Any], dict[str, Any]]]] = defaultdict(dict)
     skipped: dict[str, set[str]] = defaultdict(set)
@@ -159,14 +233,36 @@ def export_to_judgments(
             report.tasks += 1
         report.drafts += len(task.get("drafts") or [])
         for annotation in task.get("annotations") or []:
-            rater = _rater_of(annotation, emails)
+            if not isinstance(annotation, dict):
+                continue
+            anonymous = not _has_author(annotation)
+            report.anonymous_annotations += anonymous
+            rater = raters.rater_of(annotation)
+            if rater is None:
+                unnamed.append(f"{question_id} (annotation {annotation.get('id', '?')})")
+                continue
             if annotation.get("was_cancelled"):
                 skipped[rater].add(question_id)
                 continue
+            if accepted_prediction(annotation, task):
+                report.predictions_accepted.append(f"{question_id} (annotation {annotation.get('id', '?')}, {rater})")
+                if not count_predictions:
+                    continue
             stamp = (_when(annotation), int(annotation.get("id") or 0))
             current = latest[question_id].get(rater)
             if current is None or stamp >= current[:2]:
                 latest[question_id][rater] = (*stamp, annotation, data)
+    if unnamed:
+        raise UsageError(
+            f"{len(unnamed)} annotation(s) of the export have no author (completed_by is null: an anonymised export), "
+            f"e.g. {', '.join(unnamed[:3])}; merging them would make all raters one. Name them with --rater "
+            "annotation:ID=EMAIL, or pass --anonymous-raters to keep each annotation a rater of its own"
+        )
+    for question_id in pushed or []:
+        if question_id not in questions:
+            questions.add(question_id)
+            report.tasks += 1
+            report.not_in_export.append(question_id)
     for question_id in sorted(questions):
         report.raters_per_task[question_id] = len(latest.get(question_id, {}))
         for rater, (when, _, annotation, data) in sorted(latest.get(question_id, {}).items()):
@@ -284,6 +380,32 @@ def append_new(path: Path, judgments: list[Judgment]) -> int:
     return len(new)
 
 
+def refuse_second_names(path: Path, judgments: Iterable[Judgment]) -> None:
+    """A label from an annotation judgments.jsonl already files under another rater is refused:
+    the same person would become two raters (their rows carry the Label Studio annotation id)."""
+    if not path.exists():
+        return
+    held: dict[Any, str] = {}
+    for row in read_judgments(path):
+        annotation_id = (row.model_extra or {}).get("annotation_id")
+        if annotation_id is not None and row.source.startswith("human:"):
+            held.setdefault(annotation_id, row.source)
+    clashes = []
+    for j in judgments:
+        annotation_id = (j.model_extra or {}).get("annotation_id")
+        before = held.get(annotation_id)
+        if annotation_id is not None and before is not None and before != j.source:
+            clashes.append((annotation_id, j.question_id, before, j.source))
+    if clashes:
+        annotation_id, question_id, before, now = clashes[0]
+        count = len({c[0] for c in clashes})
+        raise UsageError(
+            f"annotation {annotation_id} ({question_id}) was pulled before as {before!r} and would now be {now!r}: one "
+            f"person cannot become two raters ({count} annotation(s) affected). Pull with the names used before "
+            f"(--rater ID={before.split(':', 1)[1]}), or delete the {before} rows from {path} first to rename"
+        )
+
+
 def pull(
     run_dir: Path | str,
     project_title: str | None = None,
@@ -292,11 +414,22 @@ def pull(
     client: LabelStudioClient | None = None,
     raters: dict[int, str] | None = None,
     lang: str = "ru",
+    rater_flags: Mapping[str, str] | None = None,
+    anonymous_raters: bool = False,
+    count_predictions: bool = False,
 ) -> PullReport:
-    """Fetch (or read) the export, turn it into judgments, append the new ones to RUN_DIR/judgments.jsonl."""
+    """Fetch (or read) the export, turn it into judgments, append the new ones to RUN_DIR/judgments.jsonl.
+
+    raters / rater_flags: who the Label Studio users are ({7: email}, or {"7": email,
+    "annotation:105": email}); what a user id became is kept in RUN_DIR/label_raters.json and holds
+    for later pulls. anonymous_raters: an annotation without an author is a rater of its own."""
     run_dir = Path(run_dir)
     manifest = load_manifest(run_dir)
-    emails: dict[int, str] = {}
+    rater_map = RaterMap.load(run_dir)
+    rater_map.anonymous = anonymous_raters
+    rater_map.merge_flags(rater_flags or {})
+    for user_id, email in (raters or {}).items():
+        rater_map.assign("user", user_id, email, f"--rater {user_id}={email}")
     if from_file is not None:
         export = read_export(from_file)
         config = ReviewConfig.load(config_path(lang))
@@ -314,8 +447,16 @@ def pull(
             else (ReviewConfig.load(config_path(lang)))
         )
         export = client.export(int(project["id"]))
-        emails = client.user_emails()
-    emails.update(raters or {})
-    report = export_to_judgments(export, manifest.run_id, config, emails)
+        rater_map.known = client.user_emails()
+    report = export_to_judgments(
+        export,
+        manifest.run_id,
+        config,
+        raters=rater_map,
+        pushed=pushed_question_ids(run_dir),
+        count_predictions=count_predictions,
+    )
+    refuse_second_names(run_dir / JUDGMENTS, report.judgments)
     report.added = append_new(run_dir / JUDGMENTS, report.judgments)
+    rater_map.save(run_dir)
     return report

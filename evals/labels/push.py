@@ -4,7 +4,9 @@ Idempotent and resumable: tasks are keyed by (run_id, question_id); a push lists
 project already holds, imports only the missing tasks (in bulk, a request per batch) and
 updates changed ones in place, so their annotations stay. A push that dies half-way (the
 server stopped) is simply run again: batches the server committed are recognised and not
-imported twice. No import request is ever retried blindly.
+imported twice. No import request is ever retried blindly. Each push (and `--to-file`) records
+in the run folder which tasks it put in front of the raters (label_tasks.json), so `label pull`
+counts a task the export leaves out as missing.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ..errors import BackendError
 from ..runfolder import ANSWERS, RunFolder
 from .client import LabelStudioClient
 from .config import ReviewConfig, config_path
+from .export import record_pushed
 from .tasks import TaskBuilder, layout_of, task_key
 
 DEFAULT_BATCH = 250
@@ -65,6 +68,7 @@ def write_tasks_file(run_dir: Path | str, out: Path | str, *, predictions: bool 
     run = RunFolder(run_dir).require(ANSWERS)
     tasks = TaskBuilder(run, lang).tasks(predictions=predictions, config=ReviewConfig.load(config_path(lang)))
     write_json_atomic(Path(out), tasks)
+    record_pushed(run_dir, tasks, f"file {out}")
     return len(tasks)
 
 
@@ -134,6 +138,7 @@ def push(
         result.requests += 1
         if on_batch is not None:
             on_batch(result.imported, len(missing))
+    record_pushed(run_dir, tasks, f"project {project_title!r} (id {project_id})")
     result.seconds = time.monotonic() - started
     return result
 

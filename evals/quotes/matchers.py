@@ -375,20 +375,37 @@ class CallableMatcher:
     def place(self, answer_text: str, citations: Sequence[QuoteCitation]) -> list[Placement]:
         out = []
         for citation in citations:
-            result = self.function(answer_text, citation)
-            if result is None:
-                out.append(NOTHING)
-            elif isinstance(result, Placement):
-                out.append(result)
-            else:
-                try:
-                    start, end, score = result
-                    out.append(Placement((int(start), int(end)), float(score)))
-                except (TypeError, ValueError) as exc:
-                    raise UsageError(
-                        f"matcher {self.name} returned {result!r}; expected (start, end, score) or None"
-                    ) from exc
+            try:
+                result = self.function(answer_text, citation)
+            except Exception as exc:  # noqa: BLE001 - the team's code failed, not citeval: say where
+                raise UsageError(
+                    f"matcher {self.name} raised {type(exc).__name__}: {exc} on citation {citation.citation_id!r}"
+                ) from exc
+            placement = self._placement(result)
+            if placement.span is not None and not 0 <= placement.span[0] < placement.span[1] <= len(answer_text):
+                raise UsageError(
+                    f"matcher {self.name} returned span {list(placement.span)} for citation {citation.citation_id!r}, "
+                    f"outside the answer's {len(answer_text)} characters (need 0 <= start < end <= length)"
+                )
+            out.append(placement)
         return out
+
+    def _placement(self, result: Any) -> Placement:
+        if result is None:
+            return NOTHING
+        if isinstance(result, Placement):
+            return result
+        if isinstance(result, dict) and "span" in result:  # Placement.to_json()'s shape
+            result = (*result["span"], result.get("score")) if result["span"] is not None else None
+            if result is None:
+                return NOTHING
+        try:
+            start, end, score = result
+            return Placement((int(start), int(end)), float(score))
+        except (TypeError, ValueError) as exc:
+            raise UsageError(
+                f"matcher {self.name} returned {result!r}; expected (start, end, score) or None"
+            ) from exc
 
 
 BUILTIN: dict[str, Callable[[], Matcher]] = {

@@ -15,7 +15,8 @@ Span = tuple[int, int]
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    # ids a bot logs as numbers (answer 101, citation 0) are the same ids as strings
+    model_config = ConfigDict(extra="allow", populate_by_name=True, coerce_numbers_to_str=True)
 
 
 class QuoteCitation(_Record):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
-import os
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -22,6 +21,7 @@ from typing import Any
 import jinja2
 
 from .._version import __version__
+from ..atomic import safe_file_name, score_set_problem, write_text
 from ..data.models import FINDING_DESCRIPTIONS, TIERS_BY_RISK
 from ..errors import CitevalError, DataError, UsageError
 from ..gates.core import GateConfig, GateResult, evaluate, load_gates
@@ -73,6 +73,7 @@ class RunSection:
     questions: list[QuestionView]
     hidden_questions: int
     judges: dict[str, JudgeAgreement] = field(default_factory=dict)
+    probe: Any = None  # the "Probe" section of a `citeval probe` run: HTML escaped by evals.probe
 
 
 @dataclass
@@ -214,7 +215,18 @@ def _section(run: RunFolder, gates: GateConfig, now: datetime, max_questions: in
         questions=questions,
         hidden_questions=hidden,
         judges=_judge_agreement(run),
+        probe=_probe_section(run),
     )
+
+
+def _probe_section(run: RunFolder) -> Any:
+    """probe.json's verdicts and cases, when the run is a probe (every untrusted string escaped there)."""
+    from markupsafe import Markup
+
+    from ..probe import probe_report_html
+
+    html = probe_report_html(run.path)
+    return Markup(html) if html is not None else None
 
 
 def _judge_agreement(run: RunFolder) -> dict[str, JudgeAgreement]:
@@ -254,9 +266,7 @@ def _comparison_view(c: Comparison, sections: Sequence[RunSection]) -> Compariso
 
 def _write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_text(path, text)
 
 
 def _pick_baseline(runs: Sequence[RunFolder], baseline: str | None) -> RunFolder:
@@ -348,7 +358,7 @@ def render_report(
     base = _pick_baseline(runs, baseline)
     newest = runs[-1]
     comparisons = [compare_runs(base, r) for r in runs if r is not base]
-    path = Path(out) if out is not None else Path("reports") / f"{newest.run_id}.html"
+    path = Path(out) if out is not None else Path("reports") / f"{safe_file_name(newest.run_id)}.html"
     title = f"citeval report — {newest.run_id}" if len(runs) == 1 else f"citeval report — {len(runs)} runs"
     mode = "single" if len(runs) == 1 else "compare"
     quotes = quote_sections([newest.path, *labs])
@@ -391,6 +401,10 @@ def find_runs(root: Path | str, since: datetime, until: datetime) -> tuple[list[
             continue
         if not (folder / SCORES).exists():
             notes.append(f"{folder.name}: not scored, left out")
+            continue
+        problem = score_set_problem(folder)
+        if problem:  # a score killed halfway (evals.atomic)
+            notes.append(f"{folder.name}: left out ({problem})")
             continue
         try:
             run = load_run(folder)

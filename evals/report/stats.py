@@ -30,7 +30,8 @@ ALPHA = 0.05
 # The one definition of a question's pass (used by McNemar, flips and the drill-down).
 PASS_DEFINITION = (
     "a question passes when the system answered or abstained without a backend error and "
-    "without any finding: no citation-integrity finding (DESIGN 4) and neither "
+    "without any finding: no citation-integrity finding (DESIGN 4), none against gold "
+    "(KEY_FACT_MISSING, GOLD_EVIDENCE_NOT_CITED, a marker off the gold anchor) and neither "
     "SHOULD_HAVE_ABSTAINED nor UNNEEDED_ABSTENTION"
 )
 

@@ -105,8 +105,11 @@ def link(registry: Registry, evidence: dict) -> dict | None:
 def first_sentence(text: str) -> str:
     """The passage's first sentence of some length, as a bot retells it: without its clause
     number or list dash, on one line."""
-    text = _LEADING_NUMBER.sub("", " ".join(text.split()))
+    lines = [_LEADING_NUMBER.sub("", line.strip()) for line in text.splitlines() if line.strip()]
+    text = " ".join(lines)
     sentences = [s.text for s in split_sentences(text) if len(s.text) > 30 and not s.text.endswith(":")]
+    if not sentences and len(lines) > 1:  # a lead-in ending in a colon: retell it with its first item
+        sentences = [f"{lines[0]} {lines[1]}"]
     return (sentences or [text])[0].rstrip(";")
 
 
@@ -182,6 +185,7 @@ def previous_edition_chunk(registry: Registry, chunk: Chunk, at: datetime) -> Ch
     clause = _CLAUSE.match(chunk.text)
     if not same and clause:  # the same numbered clause ("3.1.") of the older edition
         same = [c for c in older if c.text.startswith(clause.group(0))]
+    same = [c for c in same if not c.text.rstrip().endswith(":")]  # a bare lead-in answers nothing
     return same[0] if same else None
 
 
