@@ -159,6 +159,14 @@ def _print_json(obj: Any) -> None:
     typer.echo(json.dumps(obj, ensure_ascii=False, indent=2, default=str))
 
 
+def _emit(output: OutputFormat, to_json: Callable[[], Any], to_text: Callable[[], str], nl: bool = False) -> None:
+    """A result on stdout as --format asks: its JSON document, or its text (only the one asked is built)."""
+    if output is OutputFormat.json:
+        _print_json(to_json())
+    else:
+        typer.echo(to_text(), nl=nl)
+
+
 @app.callback()
 def main(
     version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
@@ -242,16 +250,6 @@ def data_import_anthropic(
     )
 
 
-def _import_peer(kind: str, source: Path, out: Path, answers: Path | None, force: bool, output: OutputFormat) -> None:
-    from evals.importers import import_peer
-
-    report = import_peer(kind, source, out, answers=answers, force=force)
-    if output is OutputFormat.json:
-        _print_json(report.to_json())
-    else:
-        typer.echo(report.summary())
-
-
 PeerFileArg = Annotated[Path, typer.Argument(help="The peer tool's file.")]
 PeerOutOpt = Annotated[Path, typer.Option("--out", help="Dataset folder to write (new or empty).")]
 PeerAnswersOpt = Annotated[
@@ -259,35 +257,32 @@ PeerAnswersOpt = Annotated[
 ]
 PeerForceOpt = Annotated[bool, typer.Option("--force", help="Replace a dataset folder that is not empty.")]
 
-
-@import_app.command("alce")
-@handles_errors
-def data_import_alce(
-    source: PeerFileArg, out: PeerOutOpt, answers: PeerAnswersOpt = None, force: PeerForceOpt = False,
-    output: FormatOpt = OutputFormat.text,
-) -> None:
-    """An ALCE result file (question, docs, output with [1] markers, gold) → a dataset and a replay file."""
-    _import_peer("alce", source, out, answers, force, output)
+# `citeval data import KIND`: the peer formats differ only in the reader import_peer picks by KIND.
+PEER_FORMATS = {
+    "alce": "An ALCE result file (question, docs, output with [1] markers, gold) → a dataset and a replay file.",
+    "ragchecker": "A RAGChecker input file (results: query, gt_answer, response, retrieved_context) → a dataset "
+    "and replay file.",
+    "ragas": "A Ragas EvaluationDataset (JSONL, CSV or JSON of SingleTurnSamples) → a dataset and a replay file.",
+}
 
 
-@import_app.command("ragchecker")
-@handles_errors
-def data_import_ragchecker(
-    source: PeerFileArg, out: PeerOutOpt, answers: PeerAnswersOpt = None, force: PeerForceOpt = False,
-    output: FormatOpt = OutputFormat.text,
-) -> None:
-    """A RAGChecker input file (results: query, gt_answer, response, retrieved_context) → a dataset and replay file."""
-    _import_peer("ragchecker", source, out, answers, force, output)
+def _add_peer_import(kind: str, doc: str) -> None:
+    def command(
+        source: PeerFileArg, out: PeerOutOpt, answers: PeerAnswersOpt = None, force: PeerForceOpt = False,
+        output: FormatOpt = OutputFormat.text,
+    ) -> None:
+        from evals.importers import import_peer
+
+        report = import_peer(kind, source, out, answers=answers, force=force)
+        _emit(output, report.to_json, report.summary, nl=True)
+
+    command.__name__ = command.__qualname__ = f"data_import_{kind}"
+    command.__doc__ = doc
+    import_app.command(kind)(handles_errors(command))
 
 
-@import_app.command("ragas")
-@handles_errors
-def data_import_ragas(
-    source: PeerFileArg, out: PeerOutOpt, answers: PeerAnswersOpt = None, force: PeerForceOpt = False,
-    output: FormatOpt = OutputFormat.text,
-) -> None:
-    """A Ragas EvaluationDataset (JSONL, CSV or JSON of SingleTurnSamples) → a dataset and a replay file."""
-    _import_peer("ragas", source, out, answers, force, output)
+for _kind, _doc in PEER_FORMATS.items():
+    _add_peer_import(_kind, _doc)
 
 
 @app.command("run")
@@ -369,10 +364,7 @@ def score(
     """Check citations, judge support and compute metrics for a saved run (never re-runs the backend)."""
     llm = _llm(llm_model, llm_base_url, llm_provider, llm_key_env)
     result = evals.score_run(run_dir, judge=judge, llm=llm, ragas=ragas, workers=workers, parquet=parquet)
-    if output is OutputFormat.json:
-        _print_json(result.scores.to_json())
-    else:
-        typer.echo(result.to_text(), nl=False)
+    _emit(output, result.scores.to_json, result.to_text)
     _require_judged(judge, result.scores, ragas)
 
 
@@ -386,10 +378,7 @@ def selftest(
     from evals.selftest import run_selftest
 
     report = run_selftest(dataset)
-    if output is OutputFormat.json:
-        _print_json(report.to_json())
-    else:
-        typer.echo(report.to_markdown())
+    _emit(output, report.to_json, report.to_markdown, nl=True)
     if not report.ok:
         raise typer.Exit(1)
 
@@ -494,10 +483,7 @@ def agree(
     from evals.agreement import agree as compute  # numpy/krippendorff load only for this command
 
     result = compute(target, out=out, adjudicate_file=adjudicate, seed=seed, n_resamples=resamples)
-    if output is OutputFormat.json:
-        _print_json(result.to_json())
-    else:
-        typer.echo(result.to_text(limit=limit), nl=False)
+    _emit(output, result.to_json, lambda: result.to_text(limit=limit))
 
 
 @app.command("judge")
@@ -519,10 +505,7 @@ def judge(
     from evals import judges
 
     items = judges.read_pairs(pairs)
-    config = None
-    if judge_name == "llm" and llm_model:
-        config = judges.LlmConfig(model=llm_model, provider=llm_provider, base_url=llm_base_url,  # type: ignore[arg-type]
-                                  api_key_env=llm_key_env)
+    config = _llm(llm_model, llm_base_url, llm_provider, llm_key_env) if judge_name == "llm" else None
     support_judge = judges.make_judge(judge_name, llm=config, cache_path=cache)
     results = judges.judge_pairs(items, support_judge)
     for line in judges.pair_lines(items, results):
@@ -582,26 +565,22 @@ def label_push(
     """Create or update the review project: one task per answer, no duplicates (LABEL_STUDIO_URL / _API_KEY).
     With --kind quotes, RUN_DIR is a quotes file and each citation is a task: raters mark its place."""
     from evals import labels
+    from evals.labels import quotes as quote_labels
 
-    if kind is LabelKind.quotes:
-        from evals.labels import quotes as quote_labels
-
-        if to_file is not None:
-            count = quote_labels.write_quote_tasks_file(run_dir, to_file, lang=lang.value, matcher=matcher)
-            typer.echo(f"{to_file}: {count} task(s) in Label Studio import format")
-            return
-        if not project:
-            raise evals.UsageError("give --project TITLE (or --to-file tasks.json)")
-        pushed = quote_labels.push_quotes(run_dir, project, lang=lang.value, matcher=matcher, batch_size=batch_size)
-        typer.echo(pushed.summary())
-        return
+    quotes = kind is LabelKind.quotes
     if to_file is not None:
-        count = labels.write_tasks_file(run_dir, to_file, predictions=predictions, lang=lang.value)
+        if quotes:
+            count = quote_labels.write_quote_tasks_file(run_dir, to_file, lang=lang.value, matcher=matcher)
+        else:
+            count = labels.write_tasks_file(run_dir, to_file, predictions=predictions, lang=lang.value)
         typer.echo(f"{to_file}: {count} task(s) in Label Studio import format")
         return
     if not project:
         raise evals.UsageError("give --project TITLE (or --to-file tasks.json)")
-    result = labels.push(run_dir, project, predictions=predictions, lang=lang.value, batch_size=batch_size)
+    if quotes:
+        result = quote_labels.push_quotes(run_dir, project, lang=lang.value, matcher=matcher, batch_size=batch_size)
+    else:
+        result = labels.push(run_dir, project, predictions=predictions, lang=lang.value, batch_size=batch_size)
     typer.echo(result.summary())
 
 
@@ -655,19 +634,13 @@ def label_pull(
         quote_report = pull_quotes(
             run_dir, out, project, from_file=from_file, raters=raters, gold_rater=gold_rater
         )
-        if output is OutputFormat.json:
-            _print_json(quote_report.to_json())
-        else:
-            typer.echo(quote_report.summary())
+        _emit(output, quote_report.to_json, quote_report.summary, nl=True)
         return
     report = labels.pull(
         run_dir, project, from_file=from_file, rater_flags=rater_flags, anonymous_raters=anonymous_raters,
         count_predictions=count_predictions,
     )
-    if output is OutputFormat.json:
-        _print_json(report.to_json())
-    else:
-        typer.echo(report.summary())
+    _emit(output, report.to_json, report.summary, nl=True)
 
 
 # --- gate, report, compare (DESIGN 7) ------------------------------------------------------
@@ -689,12 +662,12 @@ def gate(
     """Apply the per-tier gates to a scored run (and the baseline rules against --baseline): exit 0 when
     every rule holds, 1 when one fails."""
     from evals.gates import run_gate
+    from evals.probe.gate import gate_probe_run, is_probe_only_gates
 
-    result = run_gate(run_dir, gates, baseline=baseline, junit=junit, summary=summary)
-    if output is OutputFormat.json:
-        _print_json(result.to_json())
-    else:
-        typer.echo(result.to_text(), nl=False)
+    # a gates file with only a [probe] table judges the probe run's probe.json
+    run = gate_probe_run if is_probe_only_gates(gates) else run_gate
+    result = run(run_dir, gates, baseline=baseline, junit=junit, summary=summary)
+    _emit(output, result.to_json, result.to_text)
     raise typer.Exit(result.exit_code)
 
 
@@ -776,10 +749,7 @@ def compare(
     from evals.report import compare_runs, load_run
 
     result = compare_runs(load_run(run_a), load_run(run_b))
-    if output is OutputFormat.json:
-        _print_json(result.to_json())
-    else:
-        typer.echo(result.to_text(limit=limit), nl=False)
+    _emit(output, result.to_json, lambda: result.to_text(limit=limit))
 
 
 @quotes_app.command("eval")

@@ -28,7 +28,7 @@ from pydantic import ValidationError
 from .data.jsonl import validation_errors
 from .data.models import Answer
 from .errors import DataError
-from .reading import decode_text, json_type, parse_json
+from .reading import decode_text, iter_raw_lines, json_type, parse_json
 
 __all__ = ["AnswerIndex", "answer_from_line", "question_id_of_line", "read_lines"]
 
@@ -87,18 +87,17 @@ class AnswerIndex:
         lengths: array[int] = array("q")
         linenos: array[int] = array("q")
         if self.path.exists():
-            with open(self.path, "rb") as handle:
-                offset = 0
-                for lineno, line in enumerate(handle, 1):
-                    size = len(line)
-                    if not line.endswith(b"\n") and not _complete(self.path, lineno, line):
-                        break  # torn or in flight
-                    if line.strip(b" \t\r\n" if lineno > 1 else b" \t\r\n\xef\xbb\xbf"):
-                        hashes.append(self._key(question_id_of_line(self.path, lineno, line)))
-                        offsets.append(offset)
-                        lengths.append(size)
-                        linenos.append(lineno)
-                    offset += size
+            offset = 0
+            for lineno, line in iter_raw_lines(self.path):  # a line over the reading layer's limit is an error
+                size = len(line)
+                if not line.endswith(b"\n") and not _complete(self.path, lineno, line):
+                    break  # torn or in flight
+                if line.strip(b" \t\r\n" if lineno > 1 else b" \t\r\n\xef\xbb\xbf"):
+                    hashes.append(self._key(question_id_of_line(self.path, lineno, line)))
+                    offsets.append(offset)
+                    lengths.append(size)
+                    linenos.append(lineno)
+                offset += size
         self.lines = len(hashes)  # answer lines read (a resumed run may have several per question)
         h = _int64(hashes)
         order = np.argsort(h, kind="stable")  # equal hashes keep file order: the last one wins

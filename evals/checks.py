@@ -291,14 +291,25 @@ def status_findings(question: Question, answer: Answer) -> list[Finding]:
     return []
 
 
+# Anthropic stop reasons that leave the answer unfinished. pause_turn: a long server-tool turn
+# was paused and the bot showed what it had; the context-window stop cuts like max_tokens.
+_CUT_STOP_REASONS = {
+    "max_tokens": "the model hit its output limit",
+    "model_context_window_exceeded": "the model ran out of context window",
+    "pause_turn": "the turn was paused before the answer was finished",
+}
+
+
 def truncation_reason(raw: object) -> str | None:
     """Why the backend's raw payload says the answer was cut, or None: Anthropic's
-    stop_reason "max_tokens" (the whole Messages response or a dict carrying stop_reason),
+    stop_reason "max_tokens", "model_context_window_exceeded" or "pause_turn" (the whole
+    Messages response or a dict carrying stop_reason),
     OpenAI's finish_reason "length" (on the payload or on any of its choices)."""
     if not isinstance(raw, dict):
         return None
-    if raw.get("stop_reason") == "max_tokens":
-        return "stop_reason max_tokens: the model hit its output limit"
+    stop_reason = raw.get("stop_reason")
+    if stop_reason in _CUT_STOP_REASONS:
+        return f"stop_reason {stop_reason}: {_CUT_STOP_REASONS[stop_reason]}"
     choices = raw.get("choices")
     reasons = [raw.get("finish_reason")]
     if isinstance(choices, list):

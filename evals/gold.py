@@ -38,6 +38,7 @@ __all__ = [
     "gold_evidence_recall_of",
     "gold_place",
     "misplaced_markers",
+    "page_skip_reason",
     "page_unchecked",
     "reaches",
     "same_edition_gold",
@@ -114,10 +115,27 @@ def anchor_hit(g: GoldEvidence, chunk: Chunk) -> str | None:
     return None
 
 
-def page_unchecked(g: GoldEvidence, chunk: Chunk) -> bool:
-    """A gold item that names only a page, against a chunk without pages (an edition ingested
-    without page information): it can neither match nor mismatch."""
-    return g.page is not None and not g.quote and g.char_start is None and chunk.page_start is None
+def _page_only(g: GoldEvidence) -> bool:
+    return g.page is not None and not g.quote and g.char_start is None
+
+
+def page_skip_reason(g: GoldEvidence, chunk: Chunk, registry: Registry | None = None) -> str | None:
+    """Why a gold item that names only a page can neither match nor mismatch this chunk of its
+    edition, or None when it can be checked: the edition has no page information
+    (Registry.page_check_skip_reason), or the chunk itself carries no pages (a hand-written
+    registry that never recorded them)."""
+    if not _page_only(g):
+        return None
+    reason = registry.page_check_skip_reason(chunk.version_id) if registry is not None else None
+    if reason is None and chunk.page_start is None:
+        reason = f"chunk {chunk.chunk_id} of {chunk.version_id} has no page information; page anchor not checked"
+    return reason
+
+
+def page_unchecked(g: GoldEvidence, chunk: Chunk, registry: Registry | None = None) -> bool:
+    """A gold item that names only a page, against a chunk whose pages are unknown (see
+    page_skip_reason): it can neither match nor mismatch."""
+    return page_skip_reason(g, chunk, registry) is not None
 
 
 def same_edition_gold(gold: Sequence[GoldEvidence], chunk: Chunk) -> list[GoldEvidence]:
@@ -142,12 +160,11 @@ def gold_anchor_level(
         if g.document_id != chunk.document_id:
             continue
         same_edition = g.version_id is None or g.version_id == chunk.version_id
-        if same_edition and g.page is not None and not g.quote and g.char_start is None:
-            reason = registry.page_check_skip_reason(chunk.version_id)
-            if reason is not None:
-                if skipped is not None:
-                    skipped.append(reason)
-                continue
+        reason = page_skip_reason(g, chunk, registry) if same_edition else None
+        if reason is not None:
+            if skipped is not None:
+                skipped.append(reason)
+            continue
         level, match = "document", False
         if same_edition:
             hit = anchor_hit(g, chunk)
@@ -163,10 +180,14 @@ def gold_anchor_level(
     return best
 
 
-def misplaced_markers(check: AnswerCheck) -> list[tuple[MarkerCheck, list[GoldEvidence]]]:
+def misplaced_markers(
+    check: AnswerCheck, registry: Registry | None = None
+) -> list[tuple[MarkerCheck, list[GoldEvidence]]]:
     """Valid markers to a gold document and edition whose chunk matches none of that edition's
     gold anchors, each with those gold items. Markers the registry already found misplaced
-    (ANCHOR_MISMATCH on the evidence or its link) are left to that finding."""
+    (ANCHOR_MISMATCH on the evidence or its link) are left to that finding. A gold item that
+    names only a page the chunk's pages cannot be compared with (page_skip_reason — the rule
+    anchor_accuracy skips by) leaves the marker undecided: no finding."""
     gold = check.question.gold
     if gold is None or not gold.evidence:
         return []
@@ -175,7 +196,7 @@ def misplaced_markers(check: AnswerCheck) -> list[tuple[MarkerCheck, list[GoldEv
         if not m.valid or m.chunk is None or "ANCHOR_MISMATCH" in m.codes:
             continue
         items = same_edition_gold(gold.evidence, m.chunk)
-        if any(page_unchecked(g, m.chunk) for g in items):
+        if any(page_unchecked(g, m.chunk, registry) for g in items):
             continue  # the unchecked gold page may be the very place cited
         if items and not any(anchor_hit(g, m.chunk) for g in items):
             out.append((m, items))

@@ -80,9 +80,26 @@ def _word_unit(norm_text: str, mention: NumberMention) -> str | None:
     return token
 
 
+# A number right after one of these is a reference label («пункт 3 статьи 5», «ст. 12 Трудового
+# кодекса», «№ 7»), not a quantity: the word after it is no unit of it.
+# Abbreviations only with their dot: «1 ч 30 мин» is an hour, «ч. 2» a part.
+_LEGAL_LABEL_BEFORE = re.compile(
+    r"(?:\b(?:стать[яиеюей]|пункт(?:а|у|ом|е|ы|ов)?|подпункт(?:а|у|ом|е|ы|ов)?|част(?:ь|и|ью)"
+    r"|глав(?:а|ы|е|у|ой)|раздел(?:а|у|ом|е)?|приложени(?:е|я|ю|ем|и)|абзац(?:а|у|ем|е)?)"
+    r"|\b(?:ст|п|пп|подп|ч|гл|разд|прил|абз)\.|№)\s*$"
+)
+
+
+def _reference_label(norm_text: str, mention: NumberMention) -> bool:
+    return _LEGAL_LABEL_BEFORE.search(norm_text[max(0, mention.start - 16) : mention.start]) is not None
+
+
 def _quantity(norm_text: str, mention: NumberMention) -> FactQuantity:
     kind = _KIND_GROUP.get(mention.kind, mention.kind)
-    word_unit = None if mention.unit is not None else _word_unit(norm_text, mention)
+    # a date or a clock time carries its own meaning («1 января 2025 года»); a reference label
+    # («пункт 3 статьи 5») is followed by the next part of the reference, never a unit
+    unitless = mention.unit is not None or kind in ("date", "time") or _reference_label(norm_text, mention)
+    word_unit = None if unitless else _word_unit(norm_text, mention)
     if kind == "number" and word_unit is not None and (word_unit == "%" or word_unit.startswith("процент")):
         kind, word_unit = "percent", None  # "пять процентов" is "5 %"
     return FactQuantity(

@@ -117,3 +117,43 @@ def test_a_human_anchor_label_decides_an_unchecked_page(registries):
     s = _score(registries[1], _question(PAGE_ONLY), _answer("a2-2"), [label])
     assert s.values["anchor_accuracy"] == 0.0
     assert s.reasons["anchor_accuracy"] == SKIP
+
+
+# --- the finding a reader sees: ANCHOR_MISMATCH follows the same rule as anchor_accuracy ----------
+
+
+def _findings(registry, question, answer):
+    return [(f.code, f.detail) for f in check_answer(question, answer, registry, AT).findings
+            if f.code == "ANCHOR_MISMATCH"]
+
+
+def test_page_only_gold_on_an_edition_without_pages_raises_no_anchor_mismatch(registries):
+    # with pages known, a2-1 (page 1) against gold page 2 is a mismatch naming both pages ...
+    assert _findings(registries[0], _question(PAGE_ONLY), _answer("a2-1")) == [
+        ("ANCHOR_MISMATCH", "E1 cites train-v2 p. 1 (chunk a2-1, chars 0–52); gold anchor: train-v2 p. 2")]
+    # ... without page information neither chunk can be told apart from page 2: no finding
+    for chunk_id in ("a2-1", "a2-2"):
+        assert _findings(registries[1], _question(PAGE_ONLY), _answer(chunk_id)) == []
+        # an item naming the document only (no edition) and a page is as undecidable
+        assert _findings(registries[1], _question({**PAGE_ONLY, "version_id": None}), _answer(chunk_id)) == []
+
+
+def test_a_quote_still_raises_anchor_mismatch_without_pages(registries):
+    gold = {**PAGE_ONLY, "quote": "Порог сдачи теста 80 %"}
+    assert _findings(registries[1], _question(gold), _answer("a2-2")) == []
+    assert [code for code, _ in _findings(registries[1], _question(gold), _answer("a2-1"))] == ["ANCHOR_MISMATCH"]
+
+
+def test_chunks_that_never_recorded_pages_are_skipped_alike(tmp_path):
+    """A hand-written registry whose chunks carry no pages and whose edition does not say
+    pages_known: false: the page-only gold cannot be checked either — the finding and the metric
+    agree (no ANCHOR_MISMATCH, anchor_accuracy null with the reason), instead of a silent miss."""
+    rows = dataset_rows()
+    for chunk in rows["chunks"]:
+        if chunk["version_id"] == "train-v2":
+            del chunk["page_start"], chunk["page_end"]
+    registry = Registry.load(write_dataset(tmp_path, rows))
+    assert _findings(registry, _question(PAGE_ONLY), _answer("a2-1")) == []
+    s = _score(registry, _question(PAGE_ONLY), _answer("a2-1"))
+    assert s.values["anchor_accuracy"] is None
+    assert s.reasons["anchor_accuracy"] == "chunk a2-1 of train-v2 has no page information; page anchor not checked"

@@ -662,3 +662,19 @@ def test_a_sentence_end_inside_an_uncited_block_closes_the_claim_before_it(tmp_p
         ("Согласно п. 3.3, порог — 80 %;", ["E2"], (27, 57)),
         ("- хранение 3 года.", [], (58, 76)),
     ]
+
+
+def test_search_result_without_a_mapping_resolves_by_its_registry_source(tmp_path):
+    registry = Registry.load(build(tmp_path))
+
+    def cite(source):
+        return {"type": "search_result_location", "cited_text": P4, "search_result_index": 0, "source": source,
+                "title": TITLE, "start_block_index": 0, "end_block_index": 1}
+
+    # the bot put the chunk id, or the document id (the edition in force: reg-v2 on 2025-06-01), in `source`
+    for source in ("reg-v2-c4", "reg"):
+        answer = convert(message(text("Результаты хранят 3 года.", cite(source))), registry)
+        assert [(e.chunk_id, e.version_id) for e in answer.evidence] == [("reg-v2-c4", "reg-v2")]
+        assert findings_of(answer, registry) == []
+    unknown = convert(message(text("Результаты хранят 3 года.", cite("https://kb.example/3.4"))), registry)
+    assert unknown.evidence[0].unresolved_reason == "search_results[0] is missing: the line maps 0 entries"

@@ -237,6 +237,8 @@ def test_quote_not_found_names_the_closest_fragment(registry):
      "stop_reason": "max_tokens", "usage": {"input_tokens": 10, "output_tokens": 400}},  # the whole response
     {"choices": [{"index": 0, "message": {"content": "Обучение"}, "finish_reason": "length"}]},  # OpenAI
     {"finish_reason": "length"},
+    {"stop_reason": "model_context_window_exceeded"},  # cut by the context window, not max_tokens
+    {"stop_reason": "pause_turn"},  # a paused server-tool turn: what was shown is unfinished
 ])
 def test_a_cut_answer_is_truncated_and_not_accepted(registry, raw):
     check, found = run(registry, good(raw=raw))

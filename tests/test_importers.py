@@ -115,6 +115,21 @@ def test_a_bad_alce_item_names_its_place_and_writes_nothing(tmp_path: Path) -> N
     assert not (tmp_path / "ds").exists()
 
 
+def test_alce_sampled_outputs_replay_the_first(tmp_path: Path) -> None:
+    """run.py --num_samples 2 saves `output` as the list of samples (`item['output'] = output_array if
+    len(output_array) > 1 else output_array[0]`): the first sample is the one replayed."""
+    doc = json.loads((PEERS / "alce_result.json").read_text(encoding="utf-8"))
+    first = "Mikhail Bulgakov wrote it [1]."
+    doc["data"][0]["output"] = [first, "It was Bulgakov [2]."]
+    source = tmp_path / "sampled.json"
+    source.write_text(json.dumps(doc), encoding="utf-8")
+    result = runner.invoke(app, ["data", "import", "alce", str(source), "--out", str(tmp_path / "ds")])
+    assert result.exit_code == 0, result.output
+    assert "--num_samples" in result.output
+    answers = {a["question_id"]: a for a in _lines(tmp_path / "ds" / "answers" / "alce.jsonl")}
+    assert answers["-3011"]["answer_text"] == first
+
+
 def test_an_import_never_overwrites_a_folder_in_use(tmp_path: Path) -> None:
     ds = tmp_path / "ds"
     ds.mkdir()
@@ -208,6 +223,28 @@ def test_ragas_own_csv_export_imports(tmp_path: Path) -> None:
     run = _eval(ds, "answers/ragas.jsonl", tmp_path, "ragas")
     rows_out = {r["question_id"]: r for r in _lines(run / "per_question.jsonl")}
     assert rows_out["ragas-1"]["context_support"] == 1.0  # the response is its first context verbatim
+
+
+@pytest.mark.parametrize("use_ragas", [False, True])
+def test_ragas_v01_columns_import_like_v02(tmp_path: Path, use_ragas: bool) -> None:
+    """A ragas v0.1 dataset (question, contexts, answer, ground_truth — the HuggingFace columns
+    ragas.utils.REQUIRED_COLS_v1 names) reads as the same samples in v0.2 names."""
+    if use_ragas:
+        pytest.importorskip("ragas")
+    v2 = _lines(PEERS / "ragas_samples.jsonl")
+    rename = {"user_input": "question", "retrieved_contexts": "contexts", "response": "answer",
+              "reference": "ground_truth"}
+    v1 = [{rename.get(k, k): v for k, v in r.items() if k != "retrieved_context_ids"} for r in v2]
+    plain = [{k: v for k, v in r.items() if k != "retrieved_context_ids"} for r in v2]
+    (tmp_path / "v1.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in v1), "utf-8")
+    (tmp_path / "v2.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in plain), "utf-8")
+    result = import_peer("ragas", tmp_path / "v1.jsonl", tmp_path / "a", use_ragas=use_ragas)
+    assert any("v0.1 columns" in n for n in result.notes)
+    import_peer("ragas", tmp_path / "v2.jsonl", tmp_path / "b", use_ragas=use_ragas)
+    assert _registry_files(tmp_path / "a") == _registry_files(tmp_path / "b")
+    assert (tmp_path / "a" / "questions.jsonl").read_text() == (tmp_path / "b" / "questions.jsonl").read_text()
+    questions = {q["question_id"]: q for q in _lines(tmp_path / "a" / "questions.jsonl")}
+    assert questions["ragas-2"]["gold"]["answer"] == "Работодатель."
 
 
 def test_a_multi_turn_ragas_sample_is_refused(tmp_path: Path) -> None:

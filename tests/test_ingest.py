@@ -28,10 +28,10 @@ viewer_url = "https://docs.example/d/doc/v/1"
 """
 
 
-def make_sources(tmp_path, manifest=MANIFEST):
+def make_sources(tmp_path, manifest=MANIFEST, source=SOURCE):
     src = tmp_path / "sources"
     (src / "doc").mkdir(parents=True)
-    (src / "doc" / "v1.md").write_text(SOURCE, encoding="utf-8")
+    (src / "doc" / "v1.md").write_text(source, encoding="utf-8")
     (src / "manifest.toml").write_text(manifest, encoding="utf-8")
     return src
 
@@ -62,17 +62,25 @@ def test_ingest_builds_a_valid_registry(tmp_path):
     assert validate_dataset(tmp_path / "ds").ok
 
 
-def test_ingest_failure_leaves_the_old_registry(tmp_path):
+def reingest_refused(tmp_path, manifest, kept):
+    """Ingest the sources, then again with `manifest`: the second run must exit 2 and leave the registry's
+    `kept` file as the first run wrote it. Returns the second run's result and the registry folder."""
     src = make_sources(tmp_path)
     out = tmp_path / "ds" / "registry"
     runner = CliRunner()
     assert runner.invoke(app, ["data", "ingest", str(src), "--out", str(out)]).exit_code == 0
-    before = (out / "chunks.jsonl").read_text(encoding="utf-8")
-    (src / "manifest.toml").write_text(MANIFEST.replace('file = "doc/v1.md"', 'file = "doc/v9.md"'), encoding="utf-8")
+    before = (out / kept).read_text(encoding="utf-8")
+    (src / "manifest.toml").write_text(manifest, encoding="utf-8")
     result = runner.invoke(app, ["data", "ingest", str(src), "--out", str(out)])
     assert result.exit_code == 2
+    assert (out / kept).read_text(encoding="utf-8") == before
+    return result, out
+
+
+def test_ingest_failure_leaves_the_old_registry(tmp_path):
+    manifest = MANIFEST.replace('file = "doc/v1.md"', 'file = "doc/v9.md"')
+    result, out = reingest_refused(tmp_path, manifest, "chunks.jsonl")
     assert "edition file 'doc/v9.md' not found" in result.output
-    assert (out / "chunks.jsonl").read_text(encoding="utf-8") == before
     assert sorted(p.name for p in out.parent.iterdir()) == ["registry"]  # no staging left behind
 
 
@@ -106,11 +114,7 @@ LAW = """# О порядке
 
 
 def ingest_text(tmp_path, source):
-    src = tmp_path / "sources"
-    (src / "doc").mkdir(parents=True)
-    (src / "doc" / "v1.md").write_text(source, encoding="utf-8")
-    (src / "manifest.toml").write_text(MANIFEST, encoding="utf-8")
-    evals_ingest(src, tmp_path / "ds" / "registry")
+    evals_ingest(make_sources(tmp_path, source=source), tmp_path / "ds" / "registry")
     return Registry.load(tmp_path / "ds")
 
 
@@ -150,18 +154,9 @@ def test_repeats_that_structure_cannot_separate_get_a_counter(tmp_path):
 
 
 def test_ingest_refuses_a_registry_that_would_not_validate(tmp_path):
-    src = make_sources(tmp_path)
-    out = tmp_path / "ds" / "registry"
-    runner = CliRunner()
-    assert runner.invoke(app, ["data", "ingest", str(src), "--out", str(out)]).exit_code == 0
-    before = (out / "versions.jsonl").read_text(encoding="utf-8")
-    bad = MANIFEST + 'supersedes = "doc-v0"\n'
-    (src / "manifest.toml").write_text(bad, encoding="utf-8")
-    result = runner.invoke(app, ["data", "ingest", str(src), "--out", str(out)])
-    assert result.exit_code == 2
+    result, out = reingest_refused(tmp_path, MANIFEST + 'supersedes = "doc-v0"\n', "versions.jsonl")
     assert f"ingest refused to write {out}: 1 problem(s)" in result.output
     assert f"{out}/versions.jsonl:1: supersedes: supersedes unknown version 'doc-v0'" in result.output
-    assert (out / "versions.jsonl").read_text(encoding="utf-8") == before
     assert sorted(p.name for p in out.parent.iterdir()) == ["registry"]
 
 
@@ -173,10 +168,7 @@ def test_an_unknown_format_is_a_data_error(tmp_path):
 
 
 def test_cli_warns_about_editions_without_pages(tmp_path):
-    src = tmp_path / "sources"
-    (src / "doc").mkdir(parents=True)
-    (src / "doc" / "v1.md").write_text("# Памятка\n\nБез страниц.\n", encoding="utf-8")
-    (src / "manifest.toml").write_text(MANIFEST, encoding="utf-8")
+    src = make_sources(tmp_path, source="# Памятка\n\nБез страниц.\n")
     result = CliRunner().invoke(app, ["data", "ingest", str(src), "--out", str(tmp_path / "ds" / "registry")])
     assert result.exit_code == 0, result.output
     assert "warning: doc-v1: no page information (pages_known: false)" in result.output

@@ -4,10 +4,9 @@ import json
 
 import pytest
 from docling_core.types.doc import BoundingBox, CoordOrigin, DocItemLabel, DoclingDocument, ProvenanceItem, Size
+from ingest_helpers import ingest_valid_dataset
 
-from evals.data import Registry, validate_dataset
 from evals.data.docling import read_docling
-from evals.data.ingest import ingest
 from evals.errors import DataError
 
 PAGE_H = 842.0
@@ -61,11 +60,7 @@ def test_docling_items_keep_page_bbox_and_charspan(tmp_path):
     doc = make_document()
     (src / "complaints.json").write_text(doc.model_dump_json(), encoding="utf-8")
     (src / "manifest.toml").write_text(MANIFEST, encoding="utf-8")
-    ingest(src, tmp_path / "ds" / "registry")
-    (tmp_path / "ds" / "questions.jsonl").write_text('{"question_id": "q", "question": "?"}\n', encoding="utf-8")
-    assert validate_dataset(tmp_path / "ds").ok
-
-    reg = Registry.load(tmp_path / "ds")
+    reg = ingest_valid_dataset(src, tmp_path / "ds")
     text = reg.text("complaints-v1")
     chunks = reg.chunks_of("complaints-v1")
     body = [t for t in doc.texts if t.label not in (DocItemLabel.TITLE, DocItemLabel.SECTION_HEADER)]

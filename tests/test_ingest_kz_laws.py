@@ -38,8 +38,11 @@ def registry(tmp_path_factory):
     root = tmp_path_factory.mktemp("kz")
     sources = root / "sources"
     sources.mkdir()
-    # absolute paths in the manifest: the corpus is read where it lies
-    write_manifest(sources, LAWS)
+    # links, not copies: the corpus is read where it lies (ingest reads only files inside SOURCES)
+    (sources / "laws").mkdir()
+    for law in LAWS:
+        (sources / "laws" / law.name).symlink_to(law)
+    write_manifest(sources, [Path("laws") / law.name for law in LAWS])
     result = ingest(sources, root / "ds" / "registry")
     assert sorted(result.without_pages) == sorted(f"kz-{law.stem}-v1" for law in LAWS)
     (root / "ds" / "questions.jsonl").write_text('{"question_id": "q", "question": "?"}\n', encoding="utf-8")

@@ -8,9 +8,8 @@ import matplotlib
 import pytest
 from fontTools.ttLib import TTFont
 from fpdf import FPDF
+from ingest_helpers import ingest_valid_dataset
 
-from evals.data import Registry, validate_dataset
-from evals.data.ingest import ingest
 from evals.data.pdf import read_pdf, text_from_words
 
 FONT = Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf" / "DejaVuSans.ttf"
@@ -82,11 +81,7 @@ def test_pdf_round_trip_keeps_text_pages_and_boxes(tmp_path):
     src.mkdir()
     expected = write_pdf(src / "check.pdf")
     (src / "manifest.toml").write_text(MANIFEST, encoding="utf-8")
-    ingest(src, tmp_path / "ds" / "registry")
-    (tmp_path / "ds" / "questions.jsonl").write_text('{"question_id": "q", "question": "?"}\n', encoding="utf-8")
-    assert validate_dataset(tmp_path / "ds").ok
-
-    reg = Registry.load(tmp_path / "ds")
+    reg = ingest_valid_dataset(src, tmp_path / "ds")
     text = reg.text("check-v1")
     chunks = reg.chunks_of("check-v1")
     # paragraphs, cut at the пункт / подпункт lines inside «Статья 5»; headings are paths, not chunks

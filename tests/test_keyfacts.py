@@ -65,3 +65,25 @@ def test_missing_facts_keeps_gold_order():
     facts = ["не ранее 3 рабочих дней", "не позднее 10 рабочих дней", "70 %"]
     answer = "Пересдача — не позднее десяти рабочих дней [E1]."
     assert missing_facts(facts, answer) == ["не ранее 3 рабочих дней", "70 %"]
+
+
+@pytest.mark.parametrize(
+    ("fact", "answer", "stated"),
+    [
+        # a number after a legal-structure word labels a place, so the next word is no unit of it
+        ("пункт 3 статьи 5", "согласно п. 3 ст. 5 Правил", True),
+        ("статья 12 Кодекса", "по ст. 12 Трудового кодекса", True),
+        ("ч. 2 ст. 7", "в силу части 2 статьи 7", True),
+        ("пункт 3 статьи 5", "согласно п. 4 ст. 5", False),  # another clause
+        # an abbreviation counts only with its dot: here "ч" is an hour and "мин" stays 30's unit
+        ("1 ч 30 мин", "через 1 ч 30 мин", True),
+        ("1 ч 30 мин", "через 1 ч 30 сек", False),
+        # a date is compared as a date, whatever word follows it («года»)
+        ("с 1 января 2025 года", "действует с 01.01.2025", True),
+        ("с 1 января 2025 года", "действует с 01.02.2025", False),
+        # a count of clauses is still a count: "3 пункта" is not "3 раза"
+        ("3 пункта", "3 раза", False),
+    ],
+)
+def test_reference_labels_and_dates(fact, answer, stated):
+    assert fact_stated(fact, answer) is stated

@@ -282,3 +282,23 @@ def test_a_pull_without_a_recorded_push_still_works(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert report["tasks"] == 3 and report["not_in_export"] == []  # nothing recorded: only the export's tasks
+
+
+def test_a_json_min_export_of_unlabelled_tasks_is_refused_too(pushed_run, tmp_path: Path) -> None:
+    """JSON_MIN of tasks nobody annotated: the SDK's converter writes `annotator: null` and
+    `annotation_id: null` beside the flat task data, and no `data` or `annotations`."""
+    from label_studio_sdk.converter import Converter
+
+    run_dir, pushed = pushed_run
+    tasks = [{**t, "annotations": [], "drafts": []} for t in build_export(pushed)]
+    source = _write(tmp_path / "full.json", tasks)
+    converter = Converter(config=config_path("ru").read_text(encoding="utf-8"), project_dir=None,
+                          download_resources=False)
+    converter.convert(str(source), str(tmp_path / "min"), "JSON_MIN", is_dir=False)
+    (made,) = (tmp_path / "min").iterdir()
+    records = json.loads(made.read_text(encoding="utf-8"))
+    assert records and all(r["annotator"] is None and "data" not in r and "annotations" not in r for r in records)
+    result = _pull(run_dir, made)
+    assert result.exit_code == 2, result.output
+    assert "JSON_MIN export" in result.output and "Traceback" not in result.output
+    assert not _human(run_dir)

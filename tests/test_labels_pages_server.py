@@ -32,8 +32,6 @@ def test_the_page_region_shows_in_the_labelling_ui(
     tmp_path: Path,
 ) -> None:
     F.need_chromium()
-    from playwright.sync_api import sync_playwright
-
     run = pdf_run(tmp_path)
     built = {t["data"]["question_id"]: t["data"] for t in TaskBuilder(RunFolder(run)).tasks()}
     # the question whose claims cite the most PDF cards; count the images it must show
@@ -47,44 +45,19 @@ def test_the_page_region_shows_in_the_labelling_ui(
     admin = LabelStudioClient(ls_server.url, S.ADMIN_TOKEN)
     result = push(run, "Страницы PDF", client=admin)
     task_id = next(t["id"] for t in admin.list_tasks(result.project_id) if t["data"]["question_id"] == question_id)
-    problems: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(F.CHROMIUM), args=F.CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1400, "height": 1800}, locale="ru-RU")
-            context.add_init_script(
-                "localStorage.setItem('heidi_live_tips_collection', '{}');"
-                "localStorage.setItem('heidi_live_tips_collection_fetched_at', String(Date.now()));"
-            )
-            page = context.new_page()
-            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-            page.on(
-                "request",
-                lambda r: (
-                    None if r.url.startswith((ls_server.url, "data:", "blob:")) else problems.append(f"request {r.url}")
-                ),
-            )
-            page.goto(ls_server.url + "/user/login/")
-            page.fill("input[name=email]", ivanova.email)
-            page.fill("input[name=password]", ivanova.password)
-            page.click("button[type=submit], input[type=submit]")
-            page.wait_for_load_state("networkidle")
-            page.goto(f"{ls_server.url}/projects/{result.project_id}/data?task={task_id}")
-            page.get_by_text("Утверждение 1 из", exact=False).first.wait_for(timeout=60_000)
-            # Label Studio turns a data URI into a blob: URL before it hands it to <img>
-            page.wait_for_function(
-                "Array.from(document.images).some(i => i.src.startsWith('blob:') && i.complete)", timeout=60_000
-            )
-            page.wait_for_timeout(500)
-            shown = page.evaluate(
-                "Array.from(document.images).filter(i => i.src.startsWith('blob:') || i.src.startsWith('data:'))"
-                ".map(i => [i.complete, i.naturalWidth, i.naturalHeight, i.getBoundingClientRect().width])"
-            )
-            shot = tmp_path / "labelstudio-page-region.png"
-            page.screenshot(path=str(shot), full_page=True)
-        finally:
-            browser.close()
+    with F.rater_task_page(ls_server, ivanova, result.project_id, task_id) as (page, problems):
+        page.get_by_text("Утверждение 1 из", exact=False).first.wait_for(timeout=60_000)
+        # Label Studio turns a data URI into a blob: URL before it hands it to <img>
+        page.wait_for_function(
+            "Array.from(document.images).some(i => i.src.startsWith('blob:') && i.complete)", timeout=60_000
+        )
+        page.wait_for_timeout(500)
+        shown = page.evaluate(
+            "Array.from(document.images).filter(i => i.src.startsWith('blob:') || i.src.startsWith('data:'))"
+            ".map(i => [i.complete, i.naturalWidth, i.naturalHeight, i.getBoundingClientRect().width])"
+        )
+        shot = tmp_path / "labelstudio-page-region.png"
+        page.screenshot(path=str(shot), full_page=True)
     F.keep_screenshot(shot)
     assert len(shown) == expected, shown
     # each is the very PNG citeval put in the task: the same pixel size

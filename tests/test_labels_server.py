@@ -299,8 +299,6 @@ def test_ui_shows_claims_and_choices_and_stores_design_values(
 ) -> None:
     """A rater opens a task in headless Chromium, labels it by clicking, submits; pull maps it back."""
     F.need_chromium()
-    from playwright.sync_api import sync_playwright
-
     ivanova, _ = raters
     run_dir = make_run(tmp_path, run_id="run-ui")
     admin_client = LabelStudioClient(ls_server.url, S.ADMIN_TOKEN)
@@ -308,58 +306,30 @@ def test_ui_shows_claims_and_choices_and_stores_design_values(
     tasks = {t["data"]["question_id"]: t for t in admin_client.list_tasks(result.project_id)}
     task_id = tasks["q1"]["id"]
     shot = tmp_path / "labelstudio-task-q1.png"
-    problems: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(F.CHROMIUM), args=F.CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1400, "height": 1800}, locale="ru-RU")
-            # Label Studio's tips widget asks the server to fetch tips from GitHub; pre-seed its
-            # cache so the (offline) server is never asked to go out
-            context.add_init_script(
-                "localStorage.setItem('heidi_live_tips_collection', '{}');"
-                "localStorage.setItem('heidi_live_tips_collection_fetched_at', String(Date.now()));"
-            )
-            page = context.new_page()
-            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-            page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
-            page.on(
-                "request",
-                lambda r: (
-                    None if r.url.startswith((ls_server.url, "data:", "blob:")) else problems.append(f"request {r.url}")
-                ),
-            )
-            page.goto(ls_server.url + "/user/login/")
-            page.fill("input[name=email]", ivanova.email)
-            page.fill("input[name=password]", ivanova.password)
-            page.click("button[type=submit], input[type=submit]")
-            page.wait_for_load_state("networkidle")
-            page.goto(f"{ls_server.url}/projects/{result.project_id}/data?task={task_id}")
-            page.get_by_text("Утверждение 2 из 2", exact=False).wait_for(timeout=60_000)
+    with F.rater_task_page(ls_server, ivanova, result.project_id, task_id) as (page, problems):
+        page.get_by_text("Утверждение 2 из 2", exact=False).wait_for(timeout=60_000)
 
-            def pick(label: str, nth: int) -> None:
-                page.locator(f'label:has(input[type=radio][name="{label}"])').nth(nth).click()
+        def pick(label: str, nth: int) -> None:
+            page.locator(f'label:has(input[type=radio][name="{label}"])').nth(nth).click()
 
-            # controls in page order: significant_0, support_0_0, anchor_0_0, significant_1,
-            # support_1_0, anchor_1_0, support_1_1, anchor_1_1, should_abstain, version_ok
-            pick("Да", 0)  # significant_0 = yes
-            pick("Подтверждает", 0)  # support_0_0 = supported
-            pick("Да", 1)  # anchor_0_0 = yes
-            pick("Нет", 2)  # significant_1 = no
-            pick("Не подтверждает", 1)  # support_1_0 = unsupported
-            pick("Неприменимо", 1)  # anchor_1_0 = na
-            pick("Частично", 2)  # support_1_1 = partial
-            pick("Нет", 4)  # anchor_1_1 = no
-            pick("Нет", 5)  # should_abstain = no
-            pick("Да", 6)  # version_ok = yes
-            page.wait_for_timeout(300)
-            page.screenshot(path=str(shot), full_page=True)
-            assert page.evaluate("window.__citeval_xss") is None  # the payloads stayed text
-            assert page.get_by_text("<script>window.__citeval_xss = 1</script>", exact=False).count() >= 1
-            page.get_by_role("button", name="Submit").click()
-            page.wait_for_timeout(1500)
-        finally:
-            browser.close()
+        # controls in page order: significant_0, support_0_0, anchor_0_0, significant_1,
+        # support_1_0, anchor_1_0, support_1_1, anchor_1_1, should_abstain, version_ok
+        pick("Да", 0)  # significant_0 = yes
+        pick("Подтверждает", 0)  # support_0_0 = supported
+        pick("Да", 1)  # anchor_0_0 = yes
+        pick("Нет", 2)  # significant_1 = no
+        pick("Не подтверждает", 1)  # support_1_0 = unsupported
+        pick("Неприменимо", 1)  # anchor_1_0 = na
+        pick("Частично", 2)  # support_1_1 = partial
+        pick("Нет", 4)  # anchor_1_1 = no
+        pick("Нет", 5)  # should_abstain = no
+        pick("Да", 6)  # version_ok = yes
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(shot), full_page=True)
+        assert page.evaluate("window.__citeval_xss") is None  # the payloads stayed text
+        assert page.get_by_text("<script>window.__citeval_xss = 1</script>", exact=False).count() >= 1
+        page.get_by_role("button", name="Submit").click()
+        page.wait_for_timeout(1500)
     F.keep_screenshot(shot)
     assert problems == []
     report = pull(run_dir, "Проверка интерфейса", client=admin_client)

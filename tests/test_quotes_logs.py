@@ -143,3 +143,14 @@ def test_cli_logs_text_and_bad_lines(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "bad.jsonl:2" in result.output and "👍" in result.output
     result = runner.invoke(app, ["quotes", "logs", str(bad), "--since", "last week"])
     assert result.exit_code == 2 and "--since" in result.output
+
+
+def test_feedback_emoji_with_a_skin_tone_or_presentation_selector_is_the_same_reaction():
+    from evals.quotes.logs import FeedbackEvent
+
+    def value(raw):
+        return FeedbackEvent.model_validate({"event": "feedback", "time": "2026-11-23T10:00:00Z", "value": raw}).value
+
+    # 👍 + U+1F3FD (medium skin tone), 👍 + U+FE0F (emoji presentation), 👎 + U+1F3FF
+    assert [value(v) for v in ("\U0001F44D\U0001F3FD", "\U0001F44D\uFE0F", "\U0001F44E\U0001F3FF", "Thumbs_Up")] == [
+        "up", "up", "down", "up"]

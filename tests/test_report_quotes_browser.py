@@ -5,12 +5,11 @@ every plot decodes, the chosen and gold places are highlighted."""
 from __future__ import annotations
 
 import json
-import shutil
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM, CHROMIUM_ARGS, need_chromium
+from browser import keep_screenshot, need_chromium, opened_report
 from test_report import NOW, SCRIPT, answer_score, synthetic_run
 
 from evals.quotes import evaluate_path
@@ -22,8 +21,6 @@ REPO = Path(__file__).resolve().parent.parent
 @pytest.mark.slow
 def test_quotes_section_in_headless_chromium(tmp_path: Path) -> None:
     need_chromium()
-    from playwright.sync_api import sync_playwright
-
     lab = tmp_path / "quotes-demo"
     evaluate_path(REPO / "datasets" / "demo", "sequencematcher,bm25,block,bm25+order", sweep=True, tune=True).write(lab)
     line = {
@@ -36,47 +33,26 @@ def test_quotes_section_in_headless_chromium(tmp_path: Path) -> None:
     run = synthetic_run(tmp_path / "runs", "r1", "base", NOW - timedelta(days=1), [answer_score("q1", True)])
     evaluate_path(quotes, "rapidfuzz", threshold=0.0, sweep=True).write(run)
     report = render_report([run, lab], tmp_path / "report.html", now=NOW).path
-    url = report.resolve().as_uri()
     shot = tmp_path / "report-quotes-browser.png"
-    problems: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch_persistent_context(
-            str(tmp_path / "profile"), executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True,
-            viewport={"width": 1360, "height": 1000}, locale="ru-RU",
+    with opened_report(report, tmp_path / "profile", locale="ru-RU", open_details=False) as (page, problems):
+        assert page.evaluate("typeof window.__citeval_xss") == "undefined"
+        sections = page.locator("section.quotes")
+        assert sections.count() == 2  # the run's own quote results and the lab's
+        images = page.evaluate(
+            "Array.from(document.querySelectorAll('section.quotes img'))"
+            ".map(i => [i.complete, i.naturalWidth, i.src.slice(0, 26)])"
         )
-        try:
-            page = browser.pages[0] if browser.pages else browser.new_page()
-            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-            page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
-            page.on(
-                "request",
-                lambda r: None if r.url == url or r.url.startswith("data:") else problems.append(f"request {r.url}"),
-            )
-            page.goto(url, wait_until="load")
-            page.wait_for_timeout(200)
-            assert page.evaluate("typeof window.__citeval_xss") == "undefined"
-            sections = page.locator("section.quotes")
-            assert sections.count() == 2  # the run's own quote results and the lab's
-            images = page.evaluate(
-                "Array.from(document.querySelectorAll('section.quotes img'))"
-                ".map(i => [i.complete, i.naturalWidth, i.src.slice(0, 26)])"
-            )
-            assert len(images) == 2, images  # one sweep plot per section
-            assert all(done and width > 0 and src == "data:image/svg+xml;base64," for done, width, src in images)
-            every = page.evaluate("Array.from(document.images).map(i => i.complete && i.naturalWidth > 0)")
-            assert all(every)
-            assert page.get_by_text("<script>window.__citeval_xss = 1</script>", exact=False).count() >= 1
-            # rapidfuzz chose the whole first sentence: the gold "Ставка — 5 %" lies inside the chosen place
-            both = page.locator("mark.q-both", has_text="Ставка — 5 %")
-            assert both.count() == 1
-            assert both.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(253, 230, 138)"  # CSS applied
-            chosen = page.locator("mark.q-chosen", has_text="window.__citeval_xss = 1")
-            assert chosen.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(254, 202, 202)"
-            page.locator("section.quotes").last.screenshot(path=str(shot))
-        finally:
-            browser.close()
-    keep = REPO / ".cache" / "screenshots"
-    keep.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(shot, keep / shot.name)
+        assert len(images) == 2, images  # one sweep plot per section
+        assert all(done and width > 0 and src == "data:image/svg+xml;base64," for done, width, src in images)
+        every = page.evaluate("Array.from(document.images).map(i => i.complete && i.naturalWidth > 0)")
+        assert all(every)
+        assert page.get_by_text("<script>window.__citeval_xss = 1</script>", exact=False).count() >= 1
+        # rapidfuzz chose the whole first sentence: the gold "Ставка — 5 %" lies inside the chosen place
+        both = page.locator("mark.q-both", has_text="Ставка — 5 %")
+        assert both.count() == 1
+        assert both.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(253, 230, 138)"  # CSS applied
+        chosen = page.locator("mark.q-chosen", has_text="window.__citeval_xss = 1")
+        assert chosen.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(254, 202, 202)"
+        page.locator("section.quotes").last.screenshot(path=str(shot))
+    keep_screenshot(shot)
     assert problems == []

@@ -41,16 +41,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..atomic import crash_point
 from ..errors import DataError
+from ..reading import read_text, read_toml
 from .chunking import Block, EditionText, chunk_edition
 from .jsonl import dump_line, validation_errors
 from .models import Chunk, Document, Version
 from .registry import sha256_text
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+SAFE_ID = re.compile(r"[A-Za-z0-9_.-]{1,200}")  # an id that becomes a file name
+
 
 _PAGE_MARKER = re.compile(r"^[ \t]*<!--\s*page\s+(\d+)\s*-->[ \t]*\r?\n?", re.IGNORECASE | re.MULTILINE)
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
@@ -151,9 +151,9 @@ def read_edition(path: Path, fmt: str) -> EditionText:
 
         return read_docling(path).edition
     try:
-        source = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise DataError(path, None, f"not UTF-8 text (byte {exc.start}); PDF editions need a .pdf suffix") from None
+        source = read_text(path)  # strict UTF-8 naming the line; line ends kept as written
+    except DataError as exc:
+        raise DataError(path, exc.line, f"{exc.message}; PDF editions need a .pdf suffix") from None
     return read_markdown(source)
 
 
@@ -169,13 +169,16 @@ def _read_manifests(sources: Path) -> tuple[list[Document], list[_Edition]]:
     documents: list[Document] = []
     editions: list[_Edition] = []
     for manifest_path in _manifest_paths(sources):
-        try:
-            manifest = tomllib.loads(manifest_path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise DataError(manifest_path, getattr(exc, "lineno", None), f"invalid TOML: {exc}") from None
-        for d_index, raw_doc in enumerate(manifest.get("document", [])):
+        manifest = read_toml(manifest_path)
+        raw_documents = manifest.get("document", [])
+        if not isinstance(raw_documents, list) or not all(isinstance(d, dict) for d in raw_documents):
+            raise DataError(manifest_path, None, "must be a list of [[document]] tables", field="document")
+        for d_index, raw_doc in enumerate(raw_documents):
             where = f"document[{d_index}]"
             raw_editions = raw_doc.pop("edition", [])
+            if not isinstance(raw_editions, list) or not all(isinstance(e, dict) for e in raw_editions):
+                raise DataError(manifest_path, None, "must be a list of [[document.edition]] tables",
+                                field=f"{where}.edition")
             document = _validated(Document, {"acl": [], **raw_doc}, manifest_path, where)
             documents.append(document)
             for e_index, raw_edition in enumerate(raw_editions):
@@ -187,7 +190,13 @@ def _read_manifests(sources: Path) -> tuple[list[Document], list[_Edition]]:
 def _source_file(sources: Path, manifest_path: Path, name: Any, field_name: str) -> Path:
     if not isinstance(name, str) or not name:
         raise DataError(manifest_path, None, "required field is missing", field=field_name)
-    path = sources / name
+    # a manifest reads only what SOURCES holds: no absolute path or ".." out of it (checked on the
+    # names, so a link the folder's owner put inside SOURCES is theirs to make)
+    root = Path(os.path.abspath(sources))
+    path = Path(os.path.normpath(root / name))
+    if not path.is_relative_to(root):
+        raise DataError(manifest_path, None, f"edition file {name!r} is outside the sources folder {sources}",
+                        field=field_name)
     if not path.is_file():
         raise DataError(manifest_path, None, f"edition file {name!r} not found", field=field_name)
     return path
@@ -215,6 +224,10 @@ def _read_edition(
     if fmt != "markdown":
         fields["source_format"] = fmt
     version_id = raw.get("version_id")
+    if isinstance(version_id, str) and (not SAFE_ID.fullmatch(version_id) or version_id in (".", "..")):
+        # it names texts/<version_id>.txt and files/<version_id>.pdf: it must stay a plain file name
+        raise DataError(manifest_path, None, f"{version_id!r} may hold only letters, digits, '.', '_' and '-'",
+                        field=f"{where}.version_id")
     files: dict[str, Path] = {}
     if pdf_path is not None and isinstance(version_id, str):
         fields["source_file"] = f"files/{version_id}.pdf"
@@ -236,7 +249,9 @@ def ingest(sources: Path | str, out: Path | str) -> IngestResult:
     sources, out = Path(sources), Path(out)
     documents, editions = _read_manifests(sources)
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".ingest-", dir=out.parent))
+    for leftover in out.parent.glob(f".ingest-{out.name}-*"):  # a killed earlier ingest's staging folder
+        shutil.rmtree(leftover, ignore_errors=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".ingest-{out.name}-", dir=out.parent))
     try:
         (staging / "texts").mkdir()
         records: dict[str, list[Any]] = {
@@ -249,7 +264,9 @@ def ingest(sources: Path | str, out: Path | str) -> IngestResult:
                 for record in items:
                     handle.write(dump_line(record))
         for edition in editions:
-            (staging / "texts" / f"{edition.version.version_id}.txt").write_text(edition.text, encoding="utf-8")
+            text_path = staging / "texts" / f"{edition.version.version_id}.txt"
+            with open(text_path, "w", encoding="utf-8", newline="") as text:
+                text.write(edition.text)
             for name, source in edition.files.items():
                 (staging / name).parent.mkdir(exist_ok=True)
                 shutil.copyfile(source, staging / name)
@@ -257,6 +274,7 @@ def ingest(sources: Path | str, out: Path | str) -> IngestResult:
         if problems:  # name the registry being built, not the staging folder
             problems = [DataError(p.path.replace(str(staging), str(out)), p.line, p.message, p.field) for p in problems]
             raise DatasetNotValid(problems, what=f"ingest refused to write {out}")
+        crash_point("ingest:staged")
         _swap_in(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

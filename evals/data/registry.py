@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..errors import DataError
+from ..reading import read_text
 from .jsonl import read_jsonl
 from .models import Chunk, Document, Evidence, User, Version, VersionStatus
 from .text import collapse_whitespace
@@ -130,7 +131,8 @@ class Registry:
         """The edition's full text from registry/texts/<version_id>.txt, if the registry has it."""
         if version_id not in self._texts:
             path = self.texts_dir / f"{version_id}.txt" if self.texts_dir else None
-            self._texts[version_id] = path.read_text(encoding="utf-8") if path and path.is_file() else None
+            # exact: a text that really holds CR LF keeps it (its sha256 and offsets count it)
+            self._texts[version_id] = read_text(path) if path and path.is_file() else None
         return self._texts[version_id]
 
     # --- pages and source files ---------------------------------------------------------

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import DataError, DatasetInvalid
+from ..reading import read_text
 from .jsonl import iter_json_lines, questions_file, read_questions, validation_errors
 from .models import Chunk, Document, Question, Version
 from .registry import sha256_text
@@ -288,7 +289,11 @@ def _check_texts(
         text_path = texts_dir / f"{version_id}.txt"
         if not text_path.is_file():
             continue
-        text = text_path.read_text(encoding="utf-8")
+        try:
+            text = read_text(text_path)  # strict UTF-8, line ends exactly as written (CR LF counts)
+        except DataError as exc:
+            problems.append(exc)
+            continue
         texts[version_id] = text
         if sha256_text(text) != version.content_sha256:
             problems.append(

@@ -395,6 +395,11 @@ def load_gates(path: Path | str | None = None) -> GateConfig:
     rules = [rule for section in sections for rule in _absolute_rules(source, section, top.compare)]
     settings, baseline_rules = _baseline_rules(source, baseline_table) if baseline_table is not None else (
         BaselineSettings(), [])
+    if not rules and not baseline_rules and "probe" in doc:
+        # `citeval gate` routes such a file to evals.probe.gate; a library caller lands here
+        raise DataError(source.path, None, "the gates file holds only a [probe] table: it judges a probe run's "
+                                           "probe.json (`citeval gate` on a `citeval probe` run folder), not "
+                                           "scores; add rules under [overall], [tier.<risk tier>] or [baseline]")
     if not rules and not baseline_rules:
         raise DataError(source.path, None, "the gates file has no rule: nothing would be checked "
                                            "(add rules under [overall], [tier.<risk tier>] or [baseline])")

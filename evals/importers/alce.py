@@ -44,7 +44,7 @@ def read_alce(path: Path | str) -> tuple[list[PeerRecord], list[str]]:
         raise DataError(path, None, "expected an ALCE result file: an object with a 'data' list")
     records: list[PeerRecord] = []
     notes: list[str] = []
-    truncated = 0
+    truncated = sampled = 0
     for n, item in enumerate(items):
         where = f"{path}: data[{n}]"
         if not isinstance(item, dict):
@@ -63,6 +63,10 @@ def read_alce(path: Path | str) -> tuple[list[PeerRecord], list[str]]:
                 raise DataError(f"{where}.docs[{i}]", None, "'text' (or 'sent') is missing")
             title = d.get("title") if isinstance(d.get("title"), str) and d.get("title") else None
             passages.append(Passage(text=text, source=title, title=title))
+        if isinstance(item.get("output"), list) and item["output"]:
+            # run.py --num_samples N > 1 saves the N sampled outputs as a list: the first is replayed
+            item = {**item, "output": item["output"][0]}
+            sampled += 1
         output = text_field(item, "output", where, required=False)
         response = alce_output(output) if output is not None else None
         if output is not None and response != output.strip():
@@ -78,6 +82,8 @@ def read_alce(path: Path | str) -> tuple[list[PeerRecord], list[str]]:
         records.append(PeerRecord(question_id, question, response, passages, gold or None, where, raw))
     if truncated:
         notes.append(f"{truncated} output(s) cut at their first line break, as ALCE's eval.py reads them")
+    if sampled:
+        notes.append(f"{sampled} item(s) hold several sampled outputs (run.py --num_samples): the first is replayed")
     if ndoc is not None:
         notes.append(f"docs limited to the first {ndoc} of each item (args.ndoc: the passages the model was shown)")
     return records, notes

@@ -25,6 +25,9 @@ from .build import Passage, PeerRecord, text_source
 
 LIST_COLUMNS = ("retrieved_contexts", "reference_contexts", "retrieved_context_ids", "reference_context_ids")
 ID_COLUMNS = ("question_id", "id", "sample_id")
+# ragas v0.1 column names (a HuggingFace Dataset) → v0.2 names, as ragas.utils.REQUIRED_COLS_v1 maps them
+V1_COLUMNS = {"question": "user_input", "contexts": "retrieved_contexts", "answer": "response",
+              "ground_truth": "reference"}
 
 
 def ragas_available() -> bool:
@@ -65,7 +68,7 @@ def _csv_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
             for key, value in row.items():
                 if key is None:
                     raise DataError(path, n, "more cells than the header has columns")
-                if key in LIST_COLUMNS:
+                if key in LIST_COLUMNS or key == "contexts":
                     parsed[key] = _list_cell(value, path, n, key)
                 else:
                     parsed[key] = value if value != "" else None
@@ -130,9 +133,17 @@ def read_ragas(path: Path | str, *, use_ragas: bool | None = None) -> tuple[list
     """use_ragas: None reads with ragas's schema when ragas is installed; True requires it."""
     path = Path(path)
     rows = _rows(path)
+    v1 = [isinstance(row, dict) and "user_input" not in row and "question" in row for _, row in rows]
+    if any(v1):
+        # a v0.1 dataset: renamed the way ragas's own convert_v1_to_v2_dataset does
+        rows = [(where, {V1_COLUMNS.get(k, k): v for k, v in row.items()} if old else row)
+                for (where, row), old in zip(rows, v1, strict=True)]
     ragas = ragas_available() if use_ragas is None else use_ragas
     samples = _with_ragas(rows, path) if ragas else _by_hand(rows)
     notes = ["read with ragas's own schema (SingleTurnSample)" if ragas else "read without ragas (not installed)"]
+    if any(v1):
+        notes.append(f"{sum(v1)} row(s) in ragas v0.1 columns (question, contexts, answer, ground_truth), "
+                     "read as user_input, retrieved_contexts, response, reference")
     records = []
     for n, ((where, row), sample) in enumerate(zip(rows, samples, strict=True)):
         question = sample.get("user_input")

@@ -69,6 +69,9 @@ def read_full_export(path: Path | str) -> list[dict[str, Any]]:
         if "data" not in task and "annotations" not in task and any(k in task for k in _MIN_KEYS):
             keys = ", ".join(k for k in _MIN_KEYS if k in task)
             raise DataError(path, None, f"{JSON_MIN_MESSAGE} (record {n} has {keys})")
+    if data and not any("data" in t or "annotations" in t for t in data):
+        # JSON_MIN of tasks nobody annotated: flat records with neither a task's `data` nor `annotations`
+        raise DataError(path, None, f"{JSON_MIN_MESSAGE} (no record has the full export's 'data' or 'annotations')")
     return data
 
 

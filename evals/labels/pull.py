@@ -184,7 +184,9 @@ def _has_author(annotation: dict[str, Any]) -> bool:
     return who is not None and not isinstance(who, bool)
 
 
-def _when(annotation: dict[str, Any]) -> datetime:
+def annotation_time(annotation: dict[str, Any]) -> datetime:
+    """When an annotation was last saved (updated_at, else created_at); the epoch when neither parses,
+    so an undated annotation never wins over a dated one."""
     for key in ("updated_at", "created_at"):
         value = annotation.get(key)
         if value:
@@ -248,7 +250,7 @@ def export_to_judgments(
                 report.predictions_accepted.append(f"{question_id} (annotation {annotation.get('id', '?')}, {rater})")
                 if not count_predictions:
                     continue
-            stamp = (_when(annotation), int(annotation.get("id") or 0))
+            stamp = (annotation_time(annotation), int(annotation.get("id") or 0))
             current = latest[question_id].get(rater)
             if current is None or stamp >= current[:2]:
                 latest[question_id][rater] = (*stamp, annotation, data)

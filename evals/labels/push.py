@@ -93,14 +93,8 @@ def push(
     tasks = TaskBuilder(run, lang).tasks(predictions=predictions, config=config)
     client = client or LabelStudioClient.from_env()
 
-    project = client.find_project(project_title)
-    created = project is None
-    if project is None:
-        description = f"citeval review of run {run.run_id}: claim-by-claim support, anchors, abstention, edition."
-        project = client.create_project(project_title, config.xml, predictions=predictions, description=description)
-    elif predictions and not project.get("show_collab_predictions"):
-        client.show_predictions(project["id"])
-    project_id = int(project["id"])
+    description = f"citeval review of run {run.run_id}: claim-by-claim support, anchors, abstention, edition."
+    project_id, created = open_project(client, project_title, config.xml, predictions, description)
     result = PushResult(project_id, project_title, created, len(tasks))
 
     existing: dict[str, dict[str, Any]] = {}
@@ -124,6 +118,37 @@ def push(
             continue
         _bring_up_to_date(client, current, task, predictions, result)
 
+    import_missing(client, project_id, missing, batch_size, result, " by (run_id, question_id)", on_batch)
+    record_pushed(run_dir, tasks, f"project {project_title!r} (id {project_id})")
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def open_project(
+    client: LabelStudioClient, title: str, xml: str, predictions: bool, description: str
+) -> tuple[int, bool]:
+    """(project id, created) of the project titled `title`, created with `xml` when there is none;
+    an existing one is made to show predictions when they are pushed."""
+    project = client.find_project(title)
+    created = project is None
+    if project is None:
+        project = client.create_project(title, xml, predictions=predictions, description=description)
+    elif predictions and not project.get("show_collab_predictions"):
+        client.show_predictions(project["id"])
+    return int(project["id"]), created
+
+
+def import_missing(
+    client: LabelStudioClient,
+    project_id: int,
+    missing: list[dict[str, Any]],
+    batch_size: int,
+    result: PushResult,
+    recognised_by: str = "",
+    on_batch: Callable[[int, int], None] | None = None,
+) -> None:
+    """Import the tasks the project lacks, a request per batch; a failed request names how far the push
+    got, since running it again imports only what is still missing (`recognised_by` says how)."""
     for start in range(0, len(missing), max(1, batch_size)):
         batch = missing[start : start + batch_size]
         try:
@@ -131,16 +156,13 @@ def push(
         except BackendError as exc:
             raise BackendError(
                 f"{exc} — {result.imported} of {len(missing)} new task(s) were imported before this; run the same "
-                "push again: tasks already in the project are recognised by (run_id, question_id) and not duplicated"
+                f"push again: tasks already in the project are recognised{recognised_by} and not duplicated"
             ) from None
         result.imported += len(batch)
         result.predictions_added += sum(len(t.get("predictions") or []) for t in batch)
         result.requests += 1
         if on_batch is not None:
             on_batch(result.imported, len(missing))
-    record_pushed(run_dir, tasks, f"project {project_title!r} (id {project_id})")
-    result.seconds = time.monotonic() - started
-    return result
 
 
 def _annotated(task: dict[str, Any]) -> bool:

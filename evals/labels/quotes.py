@@ -22,19 +22,19 @@ import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ..data.jsonl import write_json_atomic, write_jsonl_atomic
-from ..data.models import parse_time
-from ..errors import BackendError, UsageError
+from ..errors import UsageError
 from ..quotes.evaluate import IOU_CORRECT, iou
 from ..quotes.models import QuoteAnswer, Span
 from ..quotes.reader import read_quotes
 from .client import LabelStudioClient
 from .config import configs_dir
-from .push import DEFAULT_BATCH, PushResult
+from .pull import annotation_time
+from .push import DEFAULT_BATCH, PushResult, import_missing, open_project
 from .tasks import data_hash
 
 KIND = "quotes"
@@ -173,14 +173,8 @@ def push_quotes(
     tasks = quote_tasks(read_quotes(path), lang, matcher)
     xml = quote_config_path(lang).read_text(encoding="utf-8")
     client = client or LabelStudioClient.from_env()
-    project = client.find_project(project_title)
-    created = project is None
-    if project is None:
-        description = f"citeval quote placement: {Path(path).name} — select the fragment each quote supports."
-        project = client.create_project(project_title, xml, predictions=matcher is not None, description=description)
-    elif matcher is not None and not project.get("show_collab_predictions"):
-        client.show_predictions(project["id"])
-    project_id = int(project["id"])
+    description = f"citeval quote placement: {Path(path).name} — select the fragment each quote supports."
+    project_id, created = open_project(client, project_title, xml, matcher is not None, description)
     result = PushResult(project_id, project_title, created, len(tasks))
     existing: dict[str, dict[str, Any]] = {}
     if not created:
@@ -204,18 +198,7 @@ def push_quotes(
         else:
             client.update_task(int(current["id"]), task["data"], {**(current.get("meta") or {}), **task["meta"]})
             result.updated += 1
-    for start in range(0, len(missing), max(1, batch_size)):
-        batch = missing[start : start + batch_size]
-        try:
-            client.import_tasks(project_id, batch)
-        except BackendError as exc:
-            raise BackendError(
-                f"{exc} — {result.imported} of {len(missing)} new task(s) were imported before this; run the same "
-                "push again: tasks already in the project are recognised and not duplicated"
-            ) from None
-        result.imported += len(batch)
-        result.predictions_added += sum(len(t.get("predictions") or []) for t in batch)
-        result.requests += 1
+    import_missing(client, project_id, missing, batch_size, result)
     result.seconds = time.monotonic() - started
     return result
 
@@ -305,19 +288,6 @@ def _rater(annotation: dict[str, Any], emails: dict[int, str]) -> str:
     return f"ls-user-{who}"
 
 
-def _when(annotation: dict[str, Any]) -> datetime:
-    for key in ("updated_at", "created_at"):
-        value = annotation.get(key)
-        if value:
-            try:
-                parsed = parse_time(value)
-            except ValueError:
-                continue
-            if isinstance(parsed, datetime):
-                return parsed
-    return datetime(1970, 1, 1, tzinfo=timezone.utc)
-
-
 def _decision(annotation: dict[str, Any], text: str, where: str, problems: list[str]) -> tuple[bool, Span | None]:
     """(usable, span) of one annotation: a single place, or "no place"."""
     spans: list[Span] = []
@@ -383,7 +353,7 @@ def export_to_places(
             usable, span = _decision(annotation, answer.answer_text, where, report.problems)
             if not usable:
                 continue
-            place = RaterPlace(rater, span, _when(annotation))
+            place = RaterPlace(rater, span, annotation_time(annotation))
             current = report.places[key].get(rater)
             if current is None or place.when >= current.when:
                 report.places[key][rater] = place

@@ -222,26 +222,36 @@ def citation_faithfulness(cases: list[CaseOutcome], seed: int = SEED) -> dict[st
     return out
 
 
+def failed_probe_rules(
+    by_kind: dict[str, Any], faithfulness: dict[str, Any], gates: ProbeGates
+) -> list[str]:
+    """The `[probe]` bounds that probe.json's figures break: a kind's decorative rate above its
+    bound, citation_faithfulness below its own (or without a value) when a counterfactual kind ran."""
+    failed: list[str] = []
+    for kind, entry in by_kind.items():
+        threshold = gates.max_decorative(kind)
+        value = (entry.get("rate") or {}).get("value")
+        if threshold is not None and value is not None and value > threshold:
+            failed.append(f"probe.{kind}: decorative rate {value:.3f} > allowed {threshold:g}")
+    if gates.citation_faithfulness is not None and any(k in COUNTERFACTUAL_KINDS for k in by_kind):
+        value = faithfulness.get("value")
+        if value is None:
+            failed.append(f"probe.citation_faithfulness: no value ({faithfulness.get('reason')})")
+        elif value < gates.citation_faithfulness:
+            failed.append(f"probe.citation_faithfulness: {value:.3f} < required {gates.citation_faithfulness:g}")
+    return failed
+
+
 def probe_document(
     kinds: list[str], cases: list[CaseOutcome], gates: ProbeGates, seed: int = SEED
 ) -> tuple[dict[str, Any], list[str]]:
     """probe.json and the failed gate rules."""
     by_kind: dict[str, Any] = {}
-    failed: list[str] = []
     for kind in kinds:
         threshold = gates.max_decorative(kind)
-        entry = _counts(kind, [c for c in cases if c.kind == kind], threshold, seed)
-        by_kind[kind] = entry
-        value = entry["rate"]["value"]
-        if threshold is not None and value is not None and value > threshold:
-            failed.append(f"probe.{kind}: decorative rate {value:.3f} > allowed {threshold:g}")
+        by_kind[kind] = _counts(kind, [c for c in cases if c.kind == kind], threshold, seed)
     faithfulness = citation_faithfulness(cases, seed)
-    if gates.citation_faithfulness is not None and any(k in COUNTERFACTUAL_KINDS for k in kinds):
-        value = faithfulness["value"]
-        if value is None:
-            failed.append(f"probe.citation_faithfulness: no value ({faithfulness.get('reason')})")
-        elif value < gates.citation_faithfulness:
-            failed.append(f"probe.citation_faithfulness: {value:.3f} < required {gates.citation_faithfulness:g}")
+    failed = failed_probe_rules(by_kind, faithfulness, gates)
     errors = sum(c.outcome == ERROR for c in cases)
     decorative = any(
         (entry["rate"]["value"] or 0) > (gates.max_decorative(kind) or 0) for kind, entry in by_kind.items()

@@ -34,7 +34,14 @@ def load_probe(run_dir: Path | str) -> tuple[dict[str, Any], list[dict[str, Any]
     path = run_dir / PROBE_JSON
     if not path.is_file():
         return None
-    document = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(path, None, f"cannot read probe.json: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("kinds"), dict):
+        raise DataError(path, None, 'not a probe.json: expected {"kinds": {<kind>: {...}}, "verdict": ...}', "kinds")
     cases_path = run_dir / PROBE_CASES
     cases = [obj for _, obj in iter_json_lines(cases_path)] if cases_path.is_file() else []
     return document, cases

@@ -37,7 +37,10 @@ from .models import QuoteCitation
 Z95 = 1.959963984540054  # the 97.5 % point of the standard normal
 ALPHA = 0.05
 UP, DOWN = "up", "down"
-_FEEDBACK = {"👍": UP, "👎": DOWN, "up": UP, "down": DOWN, "like": UP, "dislike": DOWN, "+1": UP, "-1": DOWN}
+_FEEDBACK = {"👍": UP, "👎": DOWN, "up": UP, "down": DOWN, "like": UP, "dislike": DOWN, "+1": UP, "-1": DOWN,
+             "thumbs_up": UP, "thumbsup": UP, "thumbs_down": DOWN, "thumbsdown": DOWN}
+# what may ride on the emoji: the emoji presentation selector and the five skin tones (👍🏽 is 👍)
+_EMOJI_MODIFIERS = dict.fromkeys([0xFE0F, *range(0x1F3FB, 0x1F400)])
 DEFAULT_VARIANT = "default"
 EXPORT_SAMPLE = 50
 
@@ -84,7 +87,7 @@ class FeedbackEvent(_Event):
     @field_validator("value", mode="before")
     @classmethod
     def _value(cls, value: Any) -> str:
-        key = str(value).strip().lower() if not isinstance(value, bool) else ""
+        key = str(value).translate(_EMOJI_MODIFIERS).strip().lower() if not isinstance(value, bool) else ""
         if isinstance(value, int) and not isinstance(value, bool):
             key = {1: "+1", -1: "-1"}.get(value, "")
         if key not in _FEEDBACK:

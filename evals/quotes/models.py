@@ -14,9 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 Span = tuple[int, int]
 
 
+def _id_as_text(value: Any) -> Any:
+    """An id a bot logs as a number (answer 101, citation 0) is the same id as a string; texts stay strict."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
 class _Record(BaseModel):
-    # ids a bot logs as numbers (answer 101, citation 0) are the same ids as strings
-    model_config = ConfigDict(extra="allow", populate_by_name=True, coerce_numbers_to_str=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
 
 
 class QuoteCitation(_Record):
@@ -31,6 +35,8 @@ class QuoteCitation(_Record):
     end_char_index: int | None = None
     # the text block the API attached the citation to, as streamed (before post-processing)
     block_text: str | None = None
+
+    _citation_id = field_validator("citation_id", mode="before")(_id_as_text)
 
     @field_validator("cited_text")
     @classmethod
@@ -48,6 +54,8 @@ class GoldPlacement(_Record):
     # the hard case this citation tests (demo set: paraphrase, number_rewrite, trap, …)
     kind: str | None = None
 
+    _citation_id = field_validator("citation_id", mode="before")(_id_as_text)
+
     @field_validator("span")
     @classmethod
     def _ordered(cls, value: Span | None) -> Span | None:
@@ -64,6 +72,8 @@ class QuoteAnswer(_Record):
     answer_text: str
     citations: list[QuoteCitation]
     gold: list[GoldPlacement] | None = None
+
+    _ids = field_validator("answer_id", "question_id", mode="before")(_id_as_text)
 
     def gold_by_citation(self) -> dict[str, GoldPlacement]:
         return {g.citation_id: g for g in self.gold or []}

@@ -10,10 +10,10 @@ or playwright is a failure.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
 
 import browser
 import pytest
@@ -81,8 +81,46 @@ def need_chromium() -> None:
     browser.need_chromium(required=required())
 
 
-def keep_screenshot(path: Path) -> Path:
-    """Keep a copy under .cache/screenshots/ for people to look at."""
-    out = S.REPO / ".cache" / "screenshots"
-    out.mkdir(parents=True, exist_ok=True)
-    return Path(shutil.copy2(path, out / path.name))
+keep_screenshot = browser.keep_screenshot  # the UI tests call it as F.keep_screenshot
+
+
+@contextmanager
+def rater_task_page(
+    server: S.LabelStudioServer, rater: Rater, project_id: int, task_id: int
+) -> Iterator[tuple[Any, list[str]]]:
+    """(page, problems): `rater` logged in through the login form, their browser on the task's labelling page.
+
+    `problems` collects console errors, page errors, dialogs (dismissed) and any request that leaves the
+    server; the caller asserts it is empty once the browser is closed."""
+    from playwright.sync_api import sync_playwright
+
+    problems: list[str] = []
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            context = chromium.new_context(viewport={"width": 1400, "height": 1800}, locale="ru-RU")
+            # Label Studio's tips widget asks the server to fetch tips from GitHub; pre-seed its
+            # cache so the (offline) server is never asked to go out
+            context.add_init_script(
+                "localStorage.setItem('heidi_live_tips_collection', '{}');"
+                "localStorage.setItem('heidi_live_tips_collection_fetched_at', String(Date.now()));"
+            )
+            page = context.new_page()
+            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+            page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
+            page.on(
+                "request",
+                lambda r: (
+                    None if r.url.startswith((server.url, "data:", "blob:")) else problems.append(f"request {r.url}")
+                ),
+            )
+            page.goto(server.url + "/user/login/")
+            page.fill("input[name=email]", rater.email)
+            page.fill("input[name=password]", rater.password)
+            page.click("button[type=submit], input[type=submit]")
+            page.wait_for_load_state("networkidle")
+            page.goto(f"{server.url}/projects/{project_id}/data?task={task_id}")
+            yield page, problems
+        finally:
+            chromium.close()
