@@ -207,14 +207,29 @@ def answers_sha256(path: Path) -> str | None:
     part of them, so a kill during a later `run --resume` does not look like changed answers."""
     if not path.exists():
         return None
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        cut = data.rfind(b"\n") + 1
-        try:
-            parse_json(decode_text(data[cut:], path, 2), path)
-        except DataError:
-            data = data[:cut]
-    return hashlib.sha256(data).hexdigest()
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:  # streamed: a year of answers is more than a gigabyte
+        end = handle.seek(0, 2)
+        if end:
+            handle.seek(end - 1)
+        if end and handle.read(1) != b"\n":
+            tail, start = b"", end  # the last line, read back to the newline before it
+            while start > 0 and b"\n" not in tail:
+                start = max(0, start - (1 << 16))
+                handle.seek(start)
+                tail = handle.read(end - start)
+            cut = tail.rfind(b"\n") + 1
+            try:
+                parse_json(decode_text(tail[cut:], path, 2), path)
+            except DataError:
+                end = start + cut
+        handle.seek(0)
+        left = end
+        while left > 0:
+            block = handle.read(min(left, 1 << 20))
+            digest.update(block)
+            left -= len(block)
+    return digest.hexdigest()
 
 
 class ScoreSet:
