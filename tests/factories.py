@@ -75,3 +75,19 @@ def write_dataset(root: Path, rows: dict[str, list[dict[str, Any]]] | None = Non
         for vid, text in (("train-v1", TEXT_A1), ("train-v2", TEXT_A2), ("pay-v1", TEXT_B1)):
             (root / "registry" / "texts" / f"{vid}.txt").write_text(text, encoding="utf-8")
     return root
+
+
+# An ingest manifest of one document with one Markdown edition (SOURCES/doc/v1.md), shared by
+# the malformed-input table and the ingest kill-window tests.
+INGEST_MANIFEST = """
+[[document]]
+document_id = "doc"
+title = "Положение"
+acl = []
+
+[[document.edition]]
+version_id = "doc-v1"
+revision = 1
+file = "doc/v1.md"
+effective_from = "2024-01-01"
+"""

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import TEXT_A1, write_dataset
+from factories import INGEST_MANIFEST, TEXT_A1, write_dataset
 from typer.testing import CliRunner
 
 from cli import app
@@ -30,18 +30,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # --- the world ---------------------------------------------------------------------------
 
-INGEST_MANIFEST = """
-[[document]]
-document_id = "doc"
-title = "Положение"
-acl = []
-
-[[document.edition]]
-version_id = "doc-v1"
-revision = 1
-file = "doc/v1.md"
-effective_from = "2024-01-01"
-"""
 
 PAIRS = [
     {"pair_id": "a", "claim": "Обучение раз в 12 месяцев.", "evidence": [TEXT_A1], "label": "supported"},

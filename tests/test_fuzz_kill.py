@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import write_dataset
+from factories import INGEST_MANIFEST, write_dataset
 from typer.testing import CliRunner
 
 from cli import app
@@ -241,18 +241,6 @@ def test_a_run_killed_for_real_resumes(tmp_path: Path) -> None:
 
 # --- ingest: the registry is swapped whole ----------------------------------------------------
 
-INGEST_MANIFEST = """
-[[document]]
-document_id = "doc"
-title = "Положение"
-acl = []
-
-[[document.edition]]
-version_id = "doc-v1"
-revision = 1
-file = "doc/v1.md"
-effective_from = "2024-01-01"
-"""
 
 
 def test_a_killed_ingest_keeps_the_old_registry_and_leaves_no_staging(tmp_path: Path,
