@@ -357,9 +357,9 @@ def score(
         int | None, typer.Option(help="Processes scoring shards in parallel (default: the cores available).")
     ] = None,
     parquet: Annotated[
-        bool | None,
-        typer.Option("--parquet/--no-parquet", help="Also write per_question.parquet (default: from 50,000 answers)."),
-    ] = None,
+        bool,
+        typer.Option("--parquet/--no-parquet", help="Also write per_question.parquet (typed columns)."),
+    ] = False,
 ) -> None:
     """Check citations, judge support and compute metrics for a saved run (never re-runs the backend)."""
     llm = _llm(llm_model, llm_base_url, llm_provider, llm_key_env)

@@ -241,6 +241,7 @@ def main() -> None:
     args = parser.parse_args()
     counts = [_cores() if w == "auto" else int(w) for w in args.workers.split(",")]
     print(f"{_cores()} core(s) available; load average {os.getloadavg()[0]:.1f}")
+    first_rss: dict[tuple[str, int], tuple[int, float, float]] = {}  # (judge, workers) → the first N's memory
     for n in args.n:
         root = (args.keep / f"n{n}") if args.keep else Path(tempfile.mkdtemp(prefix="bench-score-"))
         try:
@@ -265,12 +266,19 @@ def main() -> None:
                         one = f
                     speedup = f", {f['wall'] / one['wall']:.2f} of 1 worker" if one and workers > 1 else ""
                     listed = f"{f['wall'] / parse['wall']:.2f}x parse (list), " if parse else ""
+                    base_n, base_rss, base_pss = first_rss.setdefault(
+                        (judge, workers), (n, f["tree_rss_mb"], f["tree_pss_mb"])
+                    )
+                    growth = (
+                        f"; {f['tree_rss_mb'] / base_rss:.2f}x the RSS at {base_n:,} "
+                        f"({f['tree_pss_mb'] / base_pss:.2f}x its PSS)" if base_n != n else ""
+                    )
                     print(
                         f"  score judge={judge:<7} workers={workers}: {f['wall']:7.2f} s wall "
                         f"({listed}{f['wall'] / stream['wall']:.2f}x parse (stream){speedup}); "
                         f"{f['cpu']:7.2f} s CPU; peak tree RSS {f['tree_rss_mb']:.0f} MB "
                         f"(PSS {f['tree_pss_mb']:.0f} MB; ru_maxrss scorer {f['maxrss_self_mb']:.0f} MB, "
-                        f"largest worker {f['maxrss_child_mb']:.0f} MB)"
+                        f"largest worker {f['maxrss_child_mb']:.0f} MB){growth}"
                     )
         finally:
             if not args.keep:

@@ -84,8 +84,8 @@ class AnswerIndex:
         self.path = Path(path)
         hashes: array[int] = array("q")
         offsets: array[int] = array("q")
-        lengths: array[int] = array("q")
-        linenos: array[int] = array("q")
+        lengths: array[int] = array("i")  # a line is at most the reading layer's limit
+        linenos: array[int] = array("i")
         if self.path.exists():
             offset = 0
             for lineno, line in iter_raw_lines(self.path):  # a line over the reading layer's limit is an error
@@ -106,10 +106,11 @@ class AnswerIndex:
         last[:-1] = h[1:] != h[:-1]
         rows = order[last]
         self._hash = h[last]
-        every = np.stack([_int64(offsets), _int64(lengths), _int64(linenos)], axis=1)
-        self._location = every[rows]
-        self._superseded = every[order[~last]]  # earlier lines of a question answered again
-        self._used = np.zeros(len(rows), dtype=bool)
+        columns = (_int64(offsets), _int32(lengths), _int32(linenos))
+        self._location = tuple(column[rows] for column in columns)  # offset, length, line number
+        superseded = order[~last]  # earlier lines of a question answered again
+        self._superseded = np.stack([column[superseded].astype(np.int64) for column in columns], axis=1)
+        self._used = np.zeros(len(self._hash), dtype=bool)
         # ids whose hash another id shares: looked up by id, apart from the sorted hashes
         self._collided: dict[str, tuple[int, int, int]] = {}
         self._collided_hashes: set[int] = set()
@@ -162,8 +163,7 @@ class AnswerIndex:
                 if qid in self._collided:
                     self._collided_used.add(qid)
             elif hit:
-                offset, length, lineno = self._location[row].tolist()
-                out.append((offset, length, lineno))
+                out.append((int(self._location[0][row]), int(self._location[1][row]), int(self._location[2][row])))
                 self._used[row] = True
             else:
                 out.append(None)
@@ -174,8 +174,8 @@ class AnswerIndex:
         """Locations of the answer lines no `locate` asked for — answers to questions the dataset
         does not have, and lines a later answer to the same question replaced — in file order;
         the scoring stage still parses them, so a broken line is an error wherever it stands."""
-        rows = [self._location[~self._used], self._superseded]
-        out = [tuple(r) for part in rows for r in part.tolist()]
+        unused = np.stack([column[~self._used].astype(np.int64) for column in self._location], axis=1)
+        out = [tuple(r) for part in (unused, self._superseded) for r in part.tolist()]
         kept = {self._collided[q] for q in self._collided_used}
         if self._collided_hashes:  # lines of collided hashes stand in _collided, not in _location
             collided = set(self._collided.values())
@@ -185,6 +185,10 @@ class AnswerIndex:
 
 def _int64(values: array[int]) -> np.ndarray:
     return np.frombuffer(values, dtype=np.int64) if len(values) else np.empty(0, dtype=np.int64)
+
+
+def _int32(values: array[int]) -> np.ndarray:
+    return np.frombuffer(values, dtype=np.int32) if len(values) else np.empty(0, dtype=np.int32)
 
 
 def read_lines(path: Path | str, locations: Sequence[tuple[int, int, int]]) -> Iterator[tuple[int, bytes]]:

@@ -33,6 +33,9 @@ def resample_indices(n: int, seed: int = SEED, resamples: int = RESAMPLES) -> np
     return generator(seed).integers(0, n, size=(resamples, n))
 
 
+_BLOCK_DRAWS = 2**20
+
+
 def bootstrap_means(x: np.ndarray, seed: int = SEED, resamples: int = RESAMPLES) -> np.ndarray:
     """Means of `resamples` bootstrap resamples of x (units drawn with replacement).
 
@@ -46,9 +49,13 @@ def bootstrap_means(x: np.ndarray, seed: int = SEED, resamples: int = RESAMPLES)
     if len(values) <= 512:
         draws = rng.multinomial(n, counts / n, size=resamples)
         return (draws @ values) / n
+    # Many distinct values: resample units, a few resamples at a time so that the index block
+    # stays near _BLOCK_DRAWS entries (8 MB) for any n. Drawing rows in blocks of any height
+    # gives the same stream of draws, so the means do not depend on the block size.
+    rows = max(1, min(100, _BLOCK_DRAWS // max(n, 1)))
     out = np.empty(resamples)
-    for start in range(0, resamples, 100):  # bounded memory for many distinct values
-        idx = rng.integers(0, n, size=(min(100, resamples - start), n))
+    for start in range(0, resamples, rows):
+        idx = rng.integers(0, n, size=(min(rows, resamples - start), n))
         out[start : start + len(idx)] = x[idx].mean(axis=1)
     return out
 

@@ -5,6 +5,7 @@ facts that the metrics stage counts."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -15,7 +16,7 @@ from rapidfuzz import fuzz
 from .data.models import Answer, Chunk, Claim, Evidence, Finding, Question, Version, VersionStatus
 from .data.registry import Registry, url_has_prefix
 from .data.text import MARKER_IDS, extract_numbers, normalize, split_sentences, strip_markers
-from .data.tokens import content_tokens
+from .data.tokens import is_stopword, words
 from .gold import cited_place, gold_evidence_reached, gold_place, misplaced_markers
 from .joint import missing_in_union
 from .keyfacts import stated_facts
@@ -55,7 +56,9 @@ def claims_of(answer: Answer) -> list[Claim]:
 
 
 def claim_quotes(claim: Claim) -> list[str]:
-    quotes = getattr(claim, "quotes", None) or ([claim.quote] if claim.quote else [])
+    # "quotes" is an extra field (Record keeps unknown fields); read from the extras, not through
+    # getattr, whose miss walks pydantic's slow path on every claim
+    quotes = (claim.model_extra or {}).get("quotes") or ([claim.quote] if claim.quote else [])
     return [q for q in quotes if isinstance(q, str) and q.strip()]
 
 
@@ -64,23 +67,31 @@ def is_substantive(text: str) -> bool:
     colon ("Да.", "Итак:" and "По действующим документам:" need no marker)."""
     if text.rstrip().endswith(":"):
         return False
-    return len(content_tokens(text)) >= 2 or bool(extract_numbers(text))
+    return _has_content_words(text, 2) or bool(extract_numbers(text))
 
 
-@lru_cache(maxsize=65536)
+def _has_content_words(text: str, wanted: int) -> bool:
+    """Whether text has `wanted` content words (what content_tokens keeps: digits and words that
+    are no stopwords), counted without stemming and stopping at `wanted`."""
+    found = 0
+    for word in words(text):
+        if word.isdigit() or not is_stopword(word):
+            found += 1
+            if found >= wanted:
+                return True
+    return False
+
+
+# The same chunk texts come back answer after answer; claim texts rarely repeat. A few thousand
+# entries keep the chunks of a working set while bounding what a worker holds (a few MB).
+@lru_cache(maxsize=4096)
 def _norm(text: str) -> str:
     return normalize(text)
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=4096)
 def _numbers(text: str) -> frozenset[str]:
     return frozenset(m.value for m in extract_numbers(text))
-
-
-@lru_cache(maxsize=16384)
-def _windows(text: str) -> frozenset[str]:
-    norm = _norm(text)
-    return frozenset(norm[i : i + LEAK_WINDOW] for i in range(len(norm) - LEAK_WINDOW + 1))
 
 
 @dataclass
@@ -168,8 +179,10 @@ def leaks_text(url: str, text: str, registry_prefix: str | None = None) -> bool:
     url_norm = _norm(decoded)
     if len(url_norm) < LEAK_WINDOW:
         return False
-    windows = _windows(text)
-    return any(url_norm[i : i + LEAK_WINDOW] in windows for i in range(len(url_norm) - LEAK_WINDOW + 1))
+    # each window of the (short) URL searched in the text: no set of the text's every window,
+    # which for a chunk of a few thousand characters is hundreds of kB
+    norm = _norm(text)
+    return any(url_norm[i : i + LEAK_WINDOW] in norm for i in range(len(url_norm) - LEAK_WINDOW + 1))
 
 
 def check_answer(question: Question, answer: Answer, registry: Registry, asked_at: datetime) -> AnswerCheck:
@@ -558,22 +571,35 @@ _INVALIDATING = frozenset(
 )
 
 
+def _unresolved_detail(mc: MarkerCheck) -> str:
+    # a converter (e.g. Anthropic replay) may say why, naming the citation type it could not map
+    reason = (mc.evidence.model_extra or {}).get("unresolved_reason") if mc.evidence is not None else None
+    return "evidence matches no registry chunk" + (f": {reason}" if reason else "")
+
+
+def _edition_of(mc: MarkerCheck) -> str:
+    return mc.edition.version_id if mc.edition else "?"
+
+
+# each detail is worked out only for the code emitted
+_DETAILS: dict[str, Callable[[MarkerCheck], str]] = {
+    "UNKNOWN_EVIDENCE_ID": lambda mc: f"marker {mc.evidence_id} is not in the evidence set",
+    "UNRESOLVED_CHUNK": _unresolved_detail,
+    "CHUNK_TEXT_MISMATCH": lambda mc: (
+        f"evidence text differs from registry chunk {mc.chunk.chunk_id if mc.chunk else '?'}"
+    ),
+    "ACCESS_DENIED": lambda mc: f"user may not read {mc.chunk.document_id if mc.chunk else '?'} at asked_at",
+    "VERSION_SUPERSEDED": lambda mc: f"edition {_edition_of(mc)} was superseded at asked_at",
+    "VERSION_REVOKED": lambda mc: f"edition {_edition_of(mc)} was revoked at asked_at",
+    "VERSION_DELETED": lambda mc: f"edition {_edition_of(mc)} was deleted at asked_at",
+    "VERSION_NOT_YET_EFFECTIVE": lambda mc: f"edition {_edition_of(mc)} was not yet in force at asked_at",
+    "ANCHOR_MISMATCH": lambda mc: _anchor_detail(mc),
+}
+
+
 def _detail(code: str, mc: MarkerCheck) -> str:
-    edition = mc.edition.version_id if mc.edition else "?"
-    return {
-        "UNKNOWN_EVIDENCE_ID": f"marker {mc.evidence_id} is not in the evidence set",
-        # a converter (e.g. Anthropic replay) may say why, naming the citation type it could not map
-        "UNRESOLVED_CHUNK": "evidence matches no registry chunk"
-        + (f": {getattr(mc.evidence, 'unresolved_reason', None)}" if getattr(mc.evidence, "unresolved_reason", None)
-           else ""),
-        "CHUNK_TEXT_MISMATCH": f"evidence text differs from registry chunk {mc.chunk.chunk_id if mc.chunk else '?'}",
-        "ACCESS_DENIED": f"user may not read {mc.chunk.document_id if mc.chunk else '?'} at asked_at",
-        "VERSION_SUPERSEDED": f"edition {edition} was superseded at asked_at",
-        "VERSION_REVOKED": f"edition {edition} was revoked at asked_at",
-        "VERSION_DELETED": f"edition {edition} was deleted at asked_at",
-        "VERSION_NOT_YET_EFFECTIVE": f"edition {edition} was not yet in force at asked_at",
-        "ANCHOR_MISMATCH": _anchor_detail(mc),
-    }.get(code, code.lower().replace("_", " "))
+    found = _DETAILS.get(code)
+    return found(mc) if found is not None else code.lower().replace("_", " ")
 
 
 def _anchor_detail(mc: MarkerCheck) -> str:

@@ -8,6 +8,8 @@ digits and Russian number words alike (citeval's own number reader, `evals.data.
 месяцев", but "12 недель" is not "12 месяцев" and "3 рабочих дня" is not "3 дня"), another unit
 by the word after the number, Snowball-stemmed ("60 000 тенге", "4 мл", "134 °C", "8
 символов"), a percentage only by a percentage ("70 %" = "70 процентов", never a bare "70").
+A four-digit number before «год»/«г.» is a calendar year («в 2025 году» = «2025 г.» = «2025»),
+never a duration of years nor grams.
 
 A fact without numbers is stated when its normalized text (DESIGN 6 quote normalization)
 occurs in the answer, or when every one of its words, Snowball-stemmed, occurs in one sentence of
@@ -56,7 +58,11 @@ class FactQuantity:
     def matches(self, other: FactQuantity) -> bool:
         """`other` (from the answer) states this quantity (from the fact)."""
         if self.kind != other.kind:
-            return False
+            # a calendar year and the same bare number («2025 г.» / «2025») state each other
+            plain = other if self.kind == "year" else self
+            return {self.kind, other.kind} == {"year", "number"} and self.value == other.value and (
+                plain.time_unit is None and plain.word_unit is None
+            )
         if self.duration is not None:
             return other.duration == self.duration
         if self.value != other.value:
@@ -94,8 +100,19 @@ def _reference_label(norm_text: str, mention: NumberMention) -> bool:
     return _LEGAL_LABEL_BEFORE.search(norm_text[max(0, mention.start - 16) : mention.start]) is not None
 
 
+def _calendar_year(mention: NumberMention) -> bool:
+    """A four-digit number a calendar year could be (1800–2100)."""
+    return mention.value.isdigit() and len(mention.value) == 4 and 1800 <= int(mention.value) <= 2100
+
+
 def _quantity(norm_text: str, mention: NumberMention) -> FactQuantity:
     kind = _KIND_GROUP.get(mention.kind, mention.kind)
+    if kind == "number" and _calendar_year(mention):
+        # «в 2025 году», «2025 г.», «в 2025-м году»: a year of the calendar, never 2,025 years
+        # (and «г.» after it is the year, not grams)
+        after = _word_unit(norm_text, mention) if mention.unit is None else "год"
+        if mention.unit == "year" or after in ("г", "год"):
+            return FactQuantity(kind="year", value=mention.value, word_unit="год")
     # a date or a clock time carries its own meaning («1 января 2025 года»); a reference label
     # («пункт 3 статьи 5») is followed by the next part of the reference, never a unit
     unitless = mention.unit is not None or kind in ("date", "time") or _reference_label(norm_text, mention)

@@ -1,8 +1,8 @@
 """`citeval score`: checks, judges and metrics over a saved run; never re-runs the backend.
 
 Writes findings.jsonl, judgments.jsonl (auto rows of the chosen judge replaced, human and
-adjudicated rows kept), per_question.jsonl (and per_question.parquet for large runs or when
-asked) and scores.json into the run folder.
+adjudicated rows kept), per_question.jsonl (and per_question.parquet when asked) and
+scores.json into the run folder.
 
 Production-size runs (issue 22): the answers are streamed, never all held. One pass over
 answers.jsonl notes where each question's answer line stands (evals.answerindex); the questions
@@ -84,7 +84,6 @@ from .shard import (
 )
 
 __all__ = [
-    "PARQUET_AUTO_ANSWERS",
     "SHARD_SIZE",
     "UNSTABLE_FIELDS",
     "ScoreResult",
@@ -96,8 +95,6 @@ __all__ = [
     "score_run",
 ]
 
-# Runs with at least this many answers also get per_question.parquet (unless parquet=False).
-PARQUET_AUTO_ANSWERS = 50_000
 # scores.json fields that differ between two scorings of the same run with the same options
 # (the only ones: any number of workers, any shard size gives the same bytes otherwise).
 UNSTABLE_FIELDS = ("scored_at",)
@@ -174,7 +171,7 @@ def score_run(
     faithfulness: Callable[[list[FaithfulnessSample]], list[FaithfulnessResult]] | None = None,
     seed: int = SEED,
     workers: int | None = None,
-    parquet: bool | None = None,
+    parquet: bool = False,
     shard_size: int = SHARD_SIZE,
 ) -> ScoreResult:
     """Score a run folder.
@@ -185,7 +182,8 @@ def score_run(
     faithfulness through the same LLM endpoint (or pass a `faithfulness` callable).
     workers: processes scoring shards in parallel (default: the cores available; a judge object
     or callable that cannot be pickled keeps the work in this process). parquet: also write
-    per_question.parquet (default: for runs of PARQUET_AUTO_ANSWERS answers or more).
+    per_question.parquet (pyarrow, and the pandas it imports, add about 75 MB to each process:
+    asked for, never automatic, so a run's memory does not jump with its size)
     """
     run_dir = Path(run_dir)
     if workers is not None and workers < 1:
@@ -208,7 +206,7 @@ def score_run(
     manifest = run.manifest
     answers_path = run.file(ANSWERS)
     index = AnswerIndex(answers_path)  # read-only: a torn last line is left out, as every reader does
-    write_parquet = len(index) >= PARQUET_AUTO_ANSWERS if parquet is None else parquet
+    write_parquet = parquet
     settings = ShardSettings(
         dataset=str(run.dataset_path),
         run_id=manifest.run_id,
@@ -222,9 +220,10 @@ def score_run(
         answers_path=str(answers_path),
     )
     if write_parquet:
-        from .perquestion import schema
+        from .perquestion import schema, table_of
 
         settings.parquet_schema = schema()
+        table_of([], settings.parquet_schema)  # pyarrow imports pandas now: forked workers share it
     shards = math.ceil(len(index) / shard_size)
     workers = min(workers or available_cores(), max(shards, 1))
     source = f"auto:{judge.name}" if judge is not None else None
@@ -264,7 +263,9 @@ def score_run(
                 if table_writer is not None and result.table is not None:
                     table_writer.write(result.table)
         feed.check_unique()
-        for lineno, line in read_lines(answers_path, index.unused()):
+        unused = index.unused()
+        del index, feed.index  # the bootstrap below gets their memory (365,000 answers: 15 MB)
+        for lineno, line in read_lines(answers_path, unused):
             answer_from_line(answers_path, lineno, line)  # scored nowhere, still checked
         if table_writer is not None:
             table_writer.close()
@@ -424,14 +425,17 @@ class _Questions:
                 task.labels.clear()
 
     def check_unique(self) -> None:
-        """A repeated question_id is a DataError naming its (first repeated) line."""
+        """A repeated question_id is a DataError naming its (first repeated) line; the hashes
+        and line numbers kept for it are let go afterwards."""
         hashes = np.frombuffer(self._hashes, dtype=np.int64) if self._hashes else np.empty(0, dtype=np.int64)
         order = np.argsort(hashes, kind="stable")
         same = np.flatnonzero(hashes[order][1:] == hashes[order][:-1])
+        del hashes
+        line_numbers, self._hashes, self._lines = self._lines, array("q"), array("q")
         if not len(same):
             return
         suspects = {int(order[k]) for k in same} | {int(order[k + 1]) for k in same}
-        lines = {self._lines[k] for k in suspects}
+        lines = {line_numbers[k] for k in suspects}
         seen: dict[str, int] = {}
         for lineno, obj in iter_question_objects(self.path):
             if lineno in lines:

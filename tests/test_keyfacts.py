@@ -83,6 +83,14 @@ def test_missing_facts_keeps_gold_order():
         ("с 1 января 2025 года", "действует с 01.02.2025", False),
         # a count of clauses is still a count: "3 пункта" is not "3 раза"
         ("3 пункта", "3 раза", False),
+        # a calendar year in any of its forms, never a duration of 2,025 years nor 2,025 grams
+        ("в 2025 году", "с 2025 г. правила действуют", True),
+        ("в 2025-м году", "правила действуют с 2025 года", True),
+        ("2025", "в 2025 году", True),
+        ("в 2025 году", "в 2024 году", False),
+        ("2025 г.", "2025 тенге", False),
+        ("5 г соли", "5 г соли", True),
+        ("5 г соли", "5 кг соли", False),
     ],
 )
 def test_reference_labels_and_dates(fact, answer, stated):

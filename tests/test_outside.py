@@ -311,6 +311,25 @@ def test_a_missing_key_names_the_variable(tmp_path: Path, monkeypatch: pytest.Mo
     assert default.exit_code == 2 and "environment variable ANTHROPIC_API_KEY" in default.stderr
 
 
+def test_ragas_against_a_dead_endpoint_stops_after_a_few_samples(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing listens: the first samples fail to connect (up to the threshold, and those already
+    in flight), every later one is skipped at once with the reason, and no value is made up."""
+    from evals.judges.faithfulness import RAGAS_BREAKER_THRESHOLD
+
+    monkeypatch.setenv("CITEVAL_TEST_RAGAS_KEY", "sk-test")
+    samples = [FaithfulnessSample("Как часто?", f"Раз в год, пункт {i}.", [EVIDENCE]) for i in range(40)]
+    started = time.monotonic()
+    results = asyncio.run(ragas_faithfulness(samples, model="m", base_url=dead_url() + "/v1", max_retries=0,
+                                             api_key_env="CITEVAL_TEST_RAGAS_KEY", max_concurrency=2))
+    assert time.monotonic() - started < 20
+    assert all(r.value is None for r in results)
+    tried = [r for r in results if r.reason == "ragas faithfulness failed: could not connect to the LLM endpoint"]
+    skipped = [r for r in results if (r.reason or "").startswith("ragas faithfulness skipped: the endpoint failed")]
+    assert RAGAS_BREAKER_THRESHOLD <= len(tried) <= RAGAS_BREAKER_THRESHOLD + 1  # +1: in flight when it opened
+    assert len(tried) + len(skipped) == 40
+    assert "could not connect" in (skipped[-1].reason or "")
+
+
 def test_ragas_resolves_its_key_the_same_way(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CITEVAL_TEST_MISSING_KEY", raising=False)
     sample = FaithfulnessSample("Как часто?", "Раз в год.", [EVIDENCE])

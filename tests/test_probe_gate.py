@@ -101,3 +101,35 @@ def test_a_bad_bound_in_the_probe_table_is_exit_2_with_file_and_line(probe_run: 
     gates = _gates(tmp_path, "[probe]\n\ndecorative_rate = { max = 5 }\n")
     cli = runner.invoke(app, ["gate", str(probe_run), "--gates", str(gates)])
     assert cli.exit_code == 2 and f"{gates}:3" in cli.output
+
+
+def test_a_file_with_scores_rules_and_a_probe_table_gates_both(probe_run: Path, tmp_path: Path) -> None:
+    """The probe run's scores.json against [overall], its probe.json against [probe]: one verdict,
+    exit 1 when either side fails; on a run without probe.json a note says the table had nothing
+    to judge."""
+    from test_gates import scores_doc
+
+    (probe_run / "scores.json").write_text(json.dumps(scores_doc()), encoding="utf-8")
+    # error_rate 0.01 ≤ 0.05 holds; forbidden_document 0.25 > 0.2 fails
+    gates = _gates(tmp_path, "[overall]\nerror_rate = { max = 0.05 }\n\n[probe]\ndecorative_rate = { max = 0.2 }\n")
+    cli = runner.invoke(app, ["gate", str(probe_run), "--gates", str(gates), "--junit", str(tmp_path / "j.xml"),
+                              "--summary", str(tmp_path / "s.md")])
+    assert cli.exit_code == 1, cli.output
+    assert "FAIL probe.forbidden_document: decorative rate 0.250 > allowed 0.2" in cli.output
+    assert "gate FAILED: 1 of 4 rule(s) failed" in cli.output  # 1 score rule + 3 probe bounds
+    junit = (tmp_path / "j.xml").read_text()
+    assert junit.count("<testcase") == 4 and junit.count("<failure") == 1
+    assert "probe gate failed" in (tmp_path / "s.md").read_text()
+
+    # the same file with a bound every kind meets passes, and says so in JSON
+    passing = _gates(tmp_path, "[overall]\nerror_rate = { max = 0.05 }\n\n[probe]\ndecorative_rate = { max = 0.3 }\n")
+    ok = runner.invoke(app, ["gate", str(probe_run), "--gates", str(passing), "--format", "json"])
+    assert ok.exit_code == 0, ok.output
+    assert json.loads(ok.stdout)["probe"]["failed"] == []
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "scores.json").write_text(json.dumps(scores_doc()), encoding="utf-8")
+    other = runner.invoke(app, ["gate", str(plain), "--gates", str(gates)])
+    assert other.exit_code == 0, other.output
+    assert "the [probe] table judges a probe run's probe.json; this run has none" in other.output

@@ -5,6 +5,7 @@ compact columns the run metrics come from, the answer index and the LLM verdict 
 from __future__ import annotations
 
 import json
+import math
 import random
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from typer.testing import CliRunner
 from cli import app
 from evals import RunFolder, score_run
 from evals.answerindex import AnswerIndex, read_lines
+from evals.columns import MetricColumn
 from evals.errors import CitevalError, DataError
 from evals.judges import LlmConfig
 from evals.judges.cache import VerdictCache
@@ -220,6 +222,44 @@ def test_run_columns_aggregate_as_worked_out_by_hand() -> None:
     assert scores.cost.total_usd == 0.25 and scores.cost.accepted_answers == 1
     assert scores.cost.per_accepted_answer_usd == 0.25
 
+
+
+def _as_list(column: MetricColumn) -> list[float | None]:
+    return [None if math.isnan(v) else float(v) for v in column.array().tolist()]
+
+
+def test_a_metric_column_gives_back_exactly_the_values_it_was_given() -> None:
+    """Codes into a table of distinct values, across shards with tables of their own, and the
+    switch to plain float64 when the distinct values outgrow 2-byte codes: the values read back
+    are the very floats appended (compared with a plain list kept beside the column)."""
+    rng = random.Random(3)
+    expected: list[float | None] = []
+    whole = MetricColumn()
+    for _shard in range(4):
+        part = MetricColumn(rows=2)  # two leading rows with no value
+        expected += [None, None]
+        for _ in range(500):
+            value = rng.choice([None, 0.0, 1.0, 1 / 3, 2 / 3, rng.randint(0, 7) / 7])
+            part.append(value)
+            expected.append(value)
+        part.pad(3)
+        expected += [None, None, None]
+        whole.extend(part)
+        assert len(whole) == len(expected)
+    assert _as_list(whole) == expected
+    assert whole.nbytes < 3 * len(expected)  # 2 bytes a row and a small table
+
+    many = MetricColumn()
+    distinct = [k / 70_001 for k in range(70_001)]  # more distinct values than 2-byte codes hold
+    for value in distinct[:40_000]:
+        many.append(value)
+    tail = MetricColumn()
+    for value in distinct[40_000:]:
+        tail.append(value)
+    many.extend(tail)  # the merged table would overflow: the column turns into plain float64
+    many.append(None)
+    assert _as_list(many) == [*distinct, None]
+    assert many.nbytes == 8 * (len(distinct) + 1)
 
 def test_the_shard_function_scores_plain_answers_against_a_dataset_path(tmp_path: Path) -> None:
     ds = write_dataset(tmp_path / "ds")

@@ -58,6 +58,22 @@ def _write_text_atomic(path: Path, text: str) -> None:
     write_text(path, text)
 
 
+def _with_probe(result: GateResult, config: GateConfig, run_dir: Path) -> None:
+    """A gates file's [probe] bounds judge the run's probe.json beside its score rules (a run
+    `citeval probe` wrote); on another run they have nothing to judge, and a note says so."""
+    from ..probe.core import load_probe_gates
+    from ..probe.gate import probe_outcome
+
+    if not config.path.is_file():  # a GateConfig built in code, not read from a file
+        return
+    probe_gates = load_probe_gates(config.path)
+    if probe_gates.decorative_rate is None and not probe_gates.per_kind and probe_gates.citation_faithfulness is None:
+        return
+    result.probe = probe_outcome(run_dir, probe_gates)
+    if result.probe is None:
+        result.notes.append("the [probe] table judges a probe run's probe.json; this run has none")
+
+
 def _against_baseline(result: GateResult, config: GateConfig, run_dir: Path, baseline: Path) -> None:
     """Pair the run with a baseline run folder or bundle and apply the baseline rules."""
     from ..bundle import open_run
@@ -86,6 +102,7 @@ def run_gate(
     config = gates if isinstance(gates, GateConfig) else load_gates(gates)
     run = RunFolder(run_dir)
     result = evaluate(config, run.scores)
+    _with_probe(result, config, run.path)
     if baseline is not None:
         _against_baseline(result, config, run.path, Path(baseline))
     else:

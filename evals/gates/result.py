@@ -8,9 +8,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .config import BaselineRule, Rule
+
+if TYPE_CHECKING:
+    from ..probe.gate import ProbeGateResult
 
 Status = Literal["pass", "fail", "skip"]
 ICON = {"pass": "✅", "fail": "❌", "skip": "⚪"}
@@ -159,6 +162,12 @@ class GateResult:
     baseline: BaselineInfo | None = None
     baseline_outcomes: list[BaselineOutcome] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # the gates file's [probe] bounds on the run's probe.json, when it has both (DESIGN 10)
+    probe: ProbeGateResult | None = None
+
+    @property
+    def probe_failed(self) -> list[str]:
+        return self.probe.failed if self.probe is not None else []
 
     @property
     def all_outcomes(self) -> list[AnyOutcome]:
@@ -174,7 +183,7 @@ class GateResult:
 
     @property
     def passed(self) -> bool:
-        return not self.failed
+        return not self.failed and not self.probe_failed
 
     @property
     def exit_code(self) -> int:
@@ -186,8 +195,9 @@ class GateResult:
     def summary_line(self) -> str:
         verdict = "passed" if self.passed else "FAILED"
         skipped = f", {len(self.skipped)} skipped" if self.skipped else ""
-        total = len(self.all_outcomes)
-        return f"gate {verdict}: {len(self.failed)} of {total} rule(s) failed{skipped} ({self.gates_path})"
+        total = len(self.all_outcomes) + (len(self.probe.checked) if self.probe is not None else 0)
+        failed = len(self.failed) + len(self.probe_failed)
+        return f"gate {verdict}: {failed} of {total} rule(s) failed{skipped} ({self.gates_path})"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -202,6 +212,7 @@ class GateResult:
             "baseline": self.baseline.to_json() if self.baseline else None,
             "baseline_outcomes": [o.to_json() for o in self.baseline_outcomes],
             "notes": self.notes,
+            "probe": self.probe.to_json() if self.probe is not None else None,
         }
 
     def to_text(self) -> str:
@@ -215,6 +226,7 @@ class GateResult:
         else:
             lines += [f"SKIP {o.rule.rule_id}: {o.message}" for o in skipped]
         lines += [f"FAIL {o.rule.rule_id}: {o.message}" for o in self.failed]
+        lines += [f"FAIL {rule}" for rule in self.probe_failed]
         return "\n".join([*lines, self.summary_line()]) + "\n"
 
     def to_junit(self) -> str:
@@ -266,10 +278,20 @@ def _junit_case(suite: ET.Element, result: GateResult, o: AnyOutcome) -> None:
         out.text = _xml_text(_detail(result, o) if isinstance(o, BaselineOutcome) else o.message)
 
 
+def _probe_cases(suite: ET.Element, probe: ProbeGateResult) -> None:
+    for name in probe.checked:
+        case = ET.SubElement(suite, "testcase", classname="citeval.gate.probe", name=_xml_text(name), time="0")
+        for rule in probe.failed:
+            if rule.startswith(name + ":"):
+                ET.SubElement(case, "failure", message=_xml_text(rule), type="GateFailed").text = _xml_text(rule)
+
+
 def to_junit(result: GateResult) -> str:
-    """JUnit XML: one testcase per rule (failure / skipped / passed)."""
+    """JUnit XML: one testcase per rule (failure / skipped / passed), probe bounds included."""
     stamp = result.evaluated_at.replace(microsecond=0).isoformat()
-    counts = {"tests": str(len(result.all_outcomes)), "failures": str(len(result.failed)), "errors": "0",
+    probe_tests = len(result.probe.checked) if result.probe is not None else 0
+    counts = {"tests": str(len(result.all_outcomes) + probe_tests),
+              "failures": str(len(result.failed) + len(result.probe_failed)), "errors": "0",
               "skipped": str(len(result.skipped))}
     suites = ET.Element("testsuites", {"name": "citeval gate", **counts})
     suite = ET.SubElement(
@@ -283,6 +305,8 @@ def to_junit(result: GateResult) -> str:
         ET.SubElement(props, "property", name="baseline", value=_xml_text(result.baseline.overlap_text()))
     for o in result.all_outcomes:
         _junit_case(suite, result, o)
+    if result.probe is not None:
+        _probe_cases(suite, result.probe)
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
@@ -321,8 +345,9 @@ def _baseline_table(outcomes: Iterable[BaselineOutcome]) -> list[str]:
 def to_markdown(result: GateResult) -> str:
     """A summary fit for a CI job summary: the verdict, the failed rules, then every rule folded."""
     run = f" — run `{_md(result.run_id)}`" if result.run_id else ""
-    total = len(result.all_outcomes)
-    head = "passed" if result.passed else f"failed ({len(result.failed)} of {total} rules)"
+    total = len(result.all_outcomes) + (len(result.probe.checked) if result.probe is not None else 0)
+    failed_count = len(result.failed) + len(result.probe_failed)
+    head = "passed" if result.passed else f"failed ({failed_count} of {total} rules)"
     lines = [f"### {ICON['pass' if result.passed else 'fail']} citeval gate {head}{run}", ""]
     lines += [f"Gates file: `{_md(str(result.gates_path))}`; {len(result.skipped)} rule(s) skipped.", ""]
     lines += [f"Note: {_md(n)}" for n in result.notes]
@@ -334,6 +359,8 @@ def to_markdown(result: GateResult) -> str:
         lines += [f"**Against the baseline** — {_md(overlap)}", ""]
         if result.baseline_outcomes:
             lines += [*_baseline_table(result.baseline_outcomes), ""]
+    if result.probe is not None:
+        lines += [result.probe.to_markdown()]
     if result.outcomes:
         lines += ["<details><summary>All rules</summary>", "", *_rule_table(result.outcomes), "", "</details>", ""]
     return "\n".join(lines)

@@ -18,8 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UsageError
-from ..outside import api_key
+from ..outside import CircuitBreaker, api_key
 from .llm import DEFAULT_KEY_ENV, PROVIDERS, Provider
+
+# consecutive samples failed by the endpoint itself (down, timing out, refusing the key) after
+# which the rest are skipped
+RAGAS_BREAKER_THRESHOLD = 3
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,20 @@ def _chain(exc: BaseException) -> list[BaseException]:
     return seen
 
 
+def _endpoint_down(exc: BaseException) -> bool:
+    """A failure of the endpoint rather than of one sample: no connection, a timeout, an
+    authentication or server error (a malformed reply is the sample's own)."""
+    for item in _chain(exc):
+        status = getattr(item, "status_code", None)
+        if isinstance(status, int) and (status in (401, 403, 404) or status >= 500):
+            return True
+        if isinstance(item, (asyncio.TimeoutError, TimeoutError)) or any(
+            word in type(item).__name__ for word in ("Connection", "Timeout")
+        ):
+            return True
+    return False
+
+
 def _reason(exc: BaseException, key: str) -> str:
     """A short, key-free description of why a sample could not be scored."""
     chain = _chain(exc)
@@ -147,6 +165,9 @@ async def ragas_faithfulness(
     semaphore = asyncio.Semaphore(max_concurrency)
     # a sample makes two calls, each with its own retries; past this it is abandoned
     budget = timeout_s * (max_retries + 1) * 2 + 5.0
+    # an endpoint that is down fails every sample the same way: after a few in a row the rest
+    # are skipped at once with that reason (the one outside-call breaker, evals.outside)
+    breaker = CircuitBreaker(RAGAS_BREAKER_THRESHOLD, "ragas faithfulness")
 
     async def score(sample: FaithfulnessSample) -> FaithfulnessResult:
         contexts = [c for c in sample.contexts if c and c.strip()]
@@ -155,13 +176,20 @@ async def ragas_faithfulness(
         if not contexts:
             return FaithfulnessResult(None, "no retrieved contexts")
         async with semaphore:
+            if breaker.opened:
+                return FaithfulnessResult(None, f"ragas faithfulness skipped: the endpoint failed "
+                                                f"{breaker.consecutive} samples in a row; last: {breaker.last_reason}")
             try:
                 scoring = metric.ascore(
                     user_input=sample.question or "-", response=sample.answer, retrieved_contexts=contexts
                 )
                 result = await asyncio.wait_for(scoring, timeout=budget)
             except Exception as exc:  # every failure of one sample is that sample's null, not the run's
-                return FaithfulnessResult(None, _reason(exc, key))
+                reason = _reason(exc, key)
+                if _endpoint_down(exc):
+                    breaker.failure(reason)
+                return FaithfulnessResult(None, reason)
+            breaker.success()
         value = getattr(result, "value", None)
         if not isinstance(value, (int, float)) or math.isnan(float(value)):
             return FaithfulnessResult(None, "ragas found no statements to check in the answer")

@@ -20,7 +20,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - 3.10
     import tomli as tomllib
 
-__all__ = ["ProbeGateResult", "gate_probe_run", "is_probe_only_gates"]
+__all__ = ["ProbeGateResult", "gate_probe_run", "is_probe_only_gates", "probe_outcome"]
 
 # the file-level key a scores gates file may set beside its tables (evals.gates.spec.FileOptions)
 _FILE_OPTIONS = {"compare"}
@@ -82,6 +82,27 @@ class ProbeGateResult:
         return ET.tostring(suite, encoding="unicode") + "\n"
 
 
+def probe_outcome(run_dir: Path | str, probe_gates: ProbeGates) -> ProbeGateResult | None:
+    """The probe bounds applied to a run folder's probe.json; None when it has none (a run that
+    `citeval probe` did not write)."""
+    run_dir = Path(run_dir)
+    loaded = load_probe(run_dir)
+    if loaded is None:
+        return None
+    document, _ = loaded
+    by_kind = {k: v for k, v in document["kinds"].items() if isinstance(v, dict)}
+    faithfulness = document.get("citation_faithfulness") or {}
+    checked = [f"probe.{kind}" for kind in by_kind if probe_gates.max_decorative(kind) is not None]
+    if probe_gates.citation_faithfulness is not None and any(
+        k in COUNTERFACTUAL_KINDS for k in by_kind
+    ):
+        checked.append("probe.citation_faithfulness")
+    return ProbeGateResult(
+        run_dir=run_dir, gates=probe_gates, verdict=document.get("verdict"), checked=checked,
+        failed=failed_probe_rules(by_kind, faithfulness if isinstance(faithfulness, dict) else {}, probe_gates),
+    )
+
+
 def gate_probe_run(
     run_dir: Path | str,
     gates: Path | str,
@@ -94,27 +115,14 @@ def gate_probe_run(
     if baseline is not None:
         raise UsageError("a gates file with only a [probe] table has no baseline rules: drop --baseline")
     run_dir = Path(run_dir)
-    probe_gates = load_probe_gates(gates)
-    loaded = load_probe(run_dir)
-    if loaded is None:
+    result = probe_outcome(run_dir, load_probe_gates(gates))
+    if result is None:
         raise DataError(
             run_dir / PROBE_JSON, None,
             f"the gates file {gates} holds only a [probe] table, which judges a probe run, and this run has no "
             "probe.json: run `citeval probe DATASET --backend SPEC --gates FILE`, or add rules under [overall], "
             "[tier.<risk tier>] or [baseline] to gate its scores",
         )
-    document, _ = loaded
-    by_kind = {k: v for k, v in document["kinds"].items() if isinstance(v, dict)}
-    faithfulness = document.get("citation_faithfulness") or {}
-    checked = [f"probe.{kind}" for kind in by_kind if probe_gates.max_decorative(kind) is not None]
-    if probe_gates.citation_faithfulness is not None and any(
-        k in COUNTERFACTUAL_KINDS for k in by_kind
-    ):
-        checked.append("probe.citation_faithfulness")
-    result = ProbeGateResult(
-        run_dir=run_dir, gates=probe_gates, verdict=document.get("verdict"), checked=checked,
-        failed=failed_probe_rules(by_kind, faithfulness if isinstance(faithfulness, dict) else {}, probe_gates),
-    )
     for path, text in ((junit, result.to_junit), (summary, result.to_markdown)):
         if path is not None:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
