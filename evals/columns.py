@@ -10,7 +10,7 @@ appended one answer at a time and concatenated shard by shard in question order:
   into plain float64. Read back as float64 with NaN where the metric does not apply (NaN never
   leaves this module: the aggregation turns it into null with a reason),
 - codes of risk tier and status, and (question, tag) pairs,
-- abstained / should_abstain / accepted as int8 (-1 for None), cost in USD (NaN for None),
+- abstained / should_abstain / accepted as int8 (-1 for None), cost in USD (coded like a metric),
 - per prediction-powered metric (evals.ppi), the answer's value with the raters' labels alone
   and with the judge's alone (NaN for None),
 - counters of anchor levels and findings (overall and by tier), which do not grow with the run.
@@ -158,7 +158,7 @@ class RunColumns:
         self._abstained: array[int] = array("b")
         self._should_abstain: array[int] = array("b")
         self._accepted: array[int] = array("b")
-        self._cost: array[float] = array("d")
+        self._cost = MetricColumn()  # USD; a run without costs holds 2 bytes an answer
         self.ppi_names: list[str] = []
         self._ppi: dict[str, tuple[array[float], array[float]]] = {}
         self.anchor_levels: Counter[str] = Counter()
@@ -214,7 +214,7 @@ class RunColumns:
         self._abstained.append(_flag(score.abstained))
         self._should_abstain.append(_flag(score.should_abstain))
         self._accepted.append(_flag(score.accepted))
-        self._cost.append(math.nan if score.cost_usd is None else float(score.cost_usd))
+        self._cost.append(score.cost_usd)
         self.anchor_levels.update(score.anchor_levels)
         self.findings.update(score.findings)
         self.findings_by_tier.setdefault(tier, Counter()).update(score.findings)
@@ -301,7 +301,7 @@ class RunColumns:
 
     @property
     def cost(self) -> np.ndarray:
-        return np.frombuffer(self._cost, dtype=np.float64) if self.n else np.empty(0)
+        return self._cost.array() if self.n else np.empty(0)
 
     def rows_of_tier(self, tier: str) -> np.ndarray:
         code = self.tiers.get(tier)
@@ -325,6 +325,6 @@ class RunColumns:
         """Memory held by the per-row columns (the counters are bounded by the codes)."""
         arrays: Sequence[array[int] | array[float]] = [
             *(c for pair in self._ppi.values() for c in pair), self._tier, self._status,
-            self._tag_row, self._tag_code, self._abstained, self._should_abstain, self._accepted, self._cost,
+            self._tag_row, self._tag_code, self._abstained, self._should_abstain, self._accepted,
         ]
-        return sum(a.itemsize * len(a) for a in arrays) + sum(c.nbytes for c in self._values.values())
+        return sum(a.itemsize * len(a) for a in arrays) + sum(c.nbytes for c in (*self._values.values(), self._cost))

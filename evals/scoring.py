@@ -36,6 +36,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from ._memory import release_free_memory
 from ._version import __version__
 from .answerindex import AnswerIndex, answer_from_line, read_lines
 from .atomic import ScoreSet, crash_point, remove_staging_leftovers, staging_folder
@@ -206,6 +207,7 @@ def score_run(
     manifest = run.manifest
     answers_path = run.file(ANSWERS)
     index = AnswerIndex(answers_path)  # read-only: a torn last line is left out, as every reader does
+    release_free_memory()  # what building the index needed and let go
     write_parquet = parquet
     settings = ShardSettings(
         dataset=str(run.dataset_path),
@@ -262,11 +264,14 @@ def score_run(
                     judgments.write(result.judgments)
                 if table_writer is not None and result.table is not None:
                     table_writer.write(result.table)
+                del result
+                release_free_memory()  # the shard's lines, written: its pages go back, not kept
         feed.check_unique()
         unused = index.unused()
         del index, feed.index  # the bootstrap below gets their memory (365,000 answers: 15 MB)
         for lineno, line in read_lines(answers_path, unused):
             answer_from_line(answers_path, lineno, line)  # scored nowhere, still checked
+        release_free_memory()
         if table_writer is not None:
             table_writer.close()
         staging.close_files()  # judge agreement reads the new judgments.jsonl
@@ -428,12 +433,15 @@ class _Questions:
         """A repeated question_id is a DataError naming its (first repeated) line; the hashes
         and line numbers kept for it are let go afterwards."""
         hashes = np.frombuffer(self._hashes, dtype=np.int64) if self._hashes else np.empty(0, dtype=np.int64)
+        ordered = np.sort(hashes)
+        if not (ordered[1:] == ordered[:-1]).any():  # the common case, without an argsort's arrays
+            self._hashes, self._lines = array("q"), array("q")
+            return
+        del ordered
         order = np.argsort(hashes, kind="stable")
         same = np.flatnonzero(hashes[order][1:] == hashes[order][:-1])
         del hashes
         line_numbers, self._hashes, self._lines = self._lines, array("q"), array("q")
-        if not len(same):
-            return
         suspects = {int(order[k]) for k in same} | {int(order[k + 1]) for k in same}
         lines = {line_numbers[k] for k in suspects}
         seen: dict[str, int] = {}

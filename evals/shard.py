@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ._memory import release_free_memory
 from .answerindex import answer_from_line
 from .checks import AnswerCheck, check_answer, strip_markers
 from .columns import RunColumns
@@ -352,6 +353,7 @@ def run_task(
 ) -> ShardResult | ShardFailure:
     """Score one task; a citeval error comes back as a ShardFailure (exceptions with their own
     constructor arguments do not survive pickling)."""
+    release_free_memory()  # the previous shard's records, freed: their pages go back to the system
     try:
         return _run(task, settings, registry, judge)
     except DataError as exc:
