@@ -15,9 +15,9 @@ appended one answer at a time and concatenated shard by shard in question order:
   and with the judge's alone (NaN for None),
 - counters of anchor levels and findings (overall and by tier), which do not grow with the run.
 
-About 2 bytes per metric and a dozen more per question: 365,000 answers of 12 metrics hold
-about 18 MB. Built in question order, the columns
-are the same whatever the shard size or the number of worker processes, so are the intervals
+About 2 bytes per metric and a dozen more per question: 365,000 answers of 12 metrics and a
+tag each hold about 16 MB. Built in question order, the columns are the same whatever the shard
+size or the number of worker processes, so are the intervals
 bootstrapped from them.
 """
 

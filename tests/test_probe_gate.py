@@ -120,6 +120,10 @@ def test_a_file_with_scores_rules_and_a_probe_table_gates_both(probe_run: Path, 
     junit = (tmp_path / "j.xml").read_text()
     assert junit.count("<testcase") == 4 and junit.count("<failure") == 1
     assert "probe gate failed" in (tmp_path / "s.md").read_text()
+    # the same file with a BOM and CR LF line ends, as an editor on Windows writes it, reads alike
+    gates.write_bytes(b"\xef\xbb\xbf" + gates.read_bytes().replace(b"\n", b"\r\n"))
+    windows = runner.invoke(app, ["gate", str(probe_run), "--gates", str(gates)])
+    assert windows.exit_code == 1 and "FAIL probe.forbidden_document" in windows.output, windows.output
 
     # the same file with a bound every kind meets passes, and says so in JSON
     passing = _gates(tmp_path, "[overall]\nerror_rate = { max = 0.05 }\n\n[probe]\ndecorative_rate = { max = 0.3 }\n")

@@ -27,6 +27,7 @@ from ..data.jsonl import iter_json_lines, write_json_atomic, write_jsonl_atomic
 from ..data.registry import Registry
 from ..errors import DataError, UsageError
 from ..metrics import SEED, mean_metric
+from ..reading import decode_text
 from ..runner import RunOptions, load_manifest, load_questions, resume_run, start_run
 from ..scoring import score_run
 from .generate import COUNTERFACTUAL_KINDS, PROBE_KINDS, generate
@@ -100,13 +101,15 @@ def load_probe_gates(path: Path | str | None) -> ProbeGates:
         explicit = True
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         if not explicit:
             return ProbeGates()
         raise DataError(path, None, "gates file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise DataError(path, None, f"cannot read the gates file: {exc}") from None
+    # read as the scores gates loader reads it: strict UTF-8 naming the line, a BOM dropped, CR LF
+    text = decode_text(data, path).replace("\r\n", "\n")
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

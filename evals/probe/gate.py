@@ -12,6 +12,7 @@ from typing import Any
 
 from ..atomic import write_text
 from ..errors import DataError, UsageError
+from ..reading import decode_text
 from .core import COUNTERFACTUAL_KINDS, PROBE_JSON, ProbeGates, failed_probe_rules, load_probe_gates
 from .render import load_probe
 
@@ -32,8 +33,8 @@ def is_probe_only_gates(path: Path | str | None) -> bool:
     if path is None:
         return False
     try:
-        doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        doc = tomllib.loads(decode_text(Path(path).read_bytes(), path).replace("\r\n", "\n"))
+    except (OSError, DataError, tomllib.TOMLDecodeError):
         return False
     return "probe" in doc and not set(doc) - {"probe"} - _FILE_OPTIONS
 
