@@ -21,6 +21,8 @@ from .config import (
     BaselineSettings,
     GateConfig,
     Rule,
+    _parse,
+    _read_toml,
     baseline_keys,
     default_gates_path,
     gate_keys,
@@ -58,14 +60,19 @@ def _write_text_atomic(path: Path, text: str) -> None:
     write_text(path, text)
 
 
+def _has_probe_table(path: Path) -> bool:
+    """Whether the (already validated) gates file has a `probe` table, in any TOML spelling."""
+    return "probe" in _parse(_read_toml(path))
+
+
 def _with_probe(result: GateResult, config: GateConfig, run_dir: Path) -> None:
     """A gates file's [probe] bounds judge the run's probe.json beside its score rules (a run
     `citeval probe` wrote); on another run they have nothing to judge, and a note says so."""
-    from ..probe.core import load_probe_gates
+    if not config.path.is_file() or not _has_probe_table(config.path):  # the common case: nothing to load
+        return
+    from ..probe.core import load_probe_gates  # the probe stage (runner, backends) only when needed
     from ..probe.gate import probe_outcome
 
-    if not config.path.is_file():  # a GateConfig built in code, not read from a file
-        return
     probe_gates = load_probe_gates(config.path)
     if probe_gates.decorative_rate is None and not probe_gates.per_kind and probe_gates.citation_faithfulness is None:
         return
