@@ -10,19 +10,21 @@ Elsewhere than glibc this does nothing.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
+import functools
 import sys
 from collections.abc import Callable
 
 __all__ = ["release_free_memory"]
 
 
+@functools.cache
 def _trim_function() -> Callable[[int], int] | None:
+    """glibc's malloc_trim from the symbols already loaded in this process (no library search,
+    no subprocess), looked up on first use, not at import."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim = libc.malloc_trim
+        trim = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):  # musl and others have no malloc_trim
         return None
     trim.argtypes = [ctypes.c_size_t]
@@ -30,10 +32,8 @@ def _trim_function() -> Callable[[int], int] | None:
     return trim  # type: ignore[no-any-return]
 
 
-_TRIM = _trim_function()
-
-
 def release_free_memory() -> None:
     """Return the allocator's free pages to the system (glibc; a no-op elsewhere)."""
-    if _TRIM is not None:
-        _TRIM(0)
+    trim = _trim_function()
+    if trim is not None:
+        trim(0)

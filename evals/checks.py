@@ -571,6 +571,18 @@ _INVALIDATING = frozenset(
 )
 
 
+def _anchor_detail(mc: MarkerCheck) -> str:
+    """Where the evidence (or its link) sends the reader, against the registry chunk's place."""
+    ev, chunk = mc.evidence, mc.chunk
+    if ev is None or chunk is None:
+        return "page or document of the citation disagrees with the registry chunk"
+    if ev.document_id and ev.document_id != chunk.document_id:
+        return f"{mc.evidence_id} names document {ev.document_id}; chunk {chunk.chunk_id} is of {chunk.document_id}"
+    if ev.page is not None and chunk.page_start is not None and not _page_in(ev.page, chunk):
+        return f"{mc.evidence_id} names page {ev.page}; the registry places it at {cited_place(chunk)}"
+    return f"the link of {mc.evidence_id} opens a page outside {cited_place(chunk)}"
+
+
 def _unresolved_detail(mc: MarkerCheck) -> str:
     # a converter (e.g. Anthropic replay) may say why, naming the citation type it could not map
     reason = (mc.evidence.model_extra or {}).get("unresolved_reason") if mc.evidence is not None else None
@@ -593,22 +605,10 @@ _DETAILS: dict[str, Callable[[MarkerCheck], str]] = {
     "VERSION_REVOKED": lambda mc: f"edition {_edition_of(mc)} was revoked at asked_at",
     "VERSION_DELETED": lambda mc: f"edition {_edition_of(mc)} was deleted at asked_at",
     "VERSION_NOT_YET_EFFECTIVE": lambda mc: f"edition {_edition_of(mc)} was not yet in force at asked_at",
-    "ANCHOR_MISMATCH": lambda mc: _anchor_detail(mc),
+    "ANCHOR_MISMATCH": _anchor_detail,
 }
 
 
 def _detail(code: str, mc: MarkerCheck) -> str:
     found = _DETAILS.get(code)
     return found(mc) if found is not None else code.lower().replace("_", " ")
-
-
-def _anchor_detail(mc: MarkerCheck) -> str:
-    """Where the evidence (or its link) sends the reader, against the registry chunk's place."""
-    ev, chunk = mc.evidence, mc.chunk
-    if ev is None or chunk is None:
-        return "page or document of the citation disagrees with the registry chunk"
-    if ev.document_id and ev.document_id != chunk.document_id:
-        return f"{mc.evidence_id} names document {ev.document_id}; chunk {chunk.chunk_id} is of {chunk.document_id}"
-    if ev.page is not None and chunk.page_start is not None and not _page_in(ev.page, chunk):
-        return f"{mc.evidence_id} names page {ev.page}; the registry places it at {cited_place(chunk)}"
-    return f"the link of {mc.evidence_id} opens a page outside {cited_place(chunk)}"

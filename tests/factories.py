@@ -91,3 +91,17 @@ revision = 1
 file = "doc/v1.md"
 effective_from = "2024-01-01"
 """
+
+
+def write_replay(path: Path) -> Path:
+    """A replay file (answers.jsonl shape) answering the factory dataset's three questions: q1
+    cites chunk a1-1 (edition train-v1) with a registry link, q2 and q3 abstain."""
+    write_jsonl(path, [
+        {"question_id": "q1", "status": "answered", "answer_text": "Раз в 12 месяцев. [E1]",
+         "claims": [{"claim_id": "c1", "text": "Раз в 12 месяцев.", "evidence_ids": ["E1"]}],
+         "evidence": [{"evidence_id": "E1", "chunk_id": "a1-1"}],
+         "links": [{"evidence_id": "E1", "url": "https://docs.example/d/train/v/1"}]},
+        {"question_id": "q2", "status": "abstained"},
+        {"question_id": "q3", "status": "abstained"},
+    ])
+    return path

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import INGEST_MANIFEST, write_dataset
+from factories import INGEST_MANIFEST, write_dataset, write_replay
 from typer.testing import CliRunner
 
 from cli import app
@@ -28,14 +28,6 @@ ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, str(ROOT / "cli.py")]
 KILLED = 137
 
-ANSWERED = [
-    {"question_id": "q1", "status": "answered", "answer_text": "Раз в 12 месяцев. [E1]",
-     "claims": [{"claim_id": "c1", "text": "Раз в 12 месяцев.", "evidence_ids": ["E1"]}],
-     "evidence": [{"evidence_id": "E1", "chunk_id": "a1-1"}],
-     "links": [{"evidence_id": "E1", "url": "https://docs.example/d/train/v/1"}]},
-    {"question_id": "q2", "status": "abstained"},
-    {"question_id": "q3", "status": "abstained"},
-]
 # the old scoring sees edition train-v1 revoked (a finding the gate refuses); the new one does not
 GATES = '[overall]\n"findings.VERSION_REVOKED" = { max = 0 }\n'
 
@@ -80,11 +72,6 @@ def sha(path: Path) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
 
 
-def _replay(tmp_path: Path) -> Path:
-    path = tmp_path / "replay.jsonl"
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ANSWERED), encoding="utf-8")
-    return path
-
 
 def _set_revoked(ds: Path, revoked: bool) -> None:
     path = ds / "registry" / "versions.jsonl"
@@ -114,7 +101,8 @@ def scored_old(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("kill")
     ds = write_dataset(root / "ds")
     _set_revoked(ds, True)
-    run = start_run(ds, f"replay:{_replay(root)}", out=root / "runs", run_id="r").run_dir
+    replay = write_replay(root / "replay.jsonl")
+    run = start_run(ds, f"replay:{replay}", out=root / "runs", run_id="r").run_dir
     score_run(run, judge="offline")
     (root / "gates.toml").write_text(GATES, encoding="utf-8")
     assert run_gate(run, root / "gates.toml").exit_code == 1  # the old state fails its gate
@@ -207,7 +195,7 @@ RUN_POINTS = ["write:manifest.json@1", "run:folder-staged", "write:manifest.json
 @pytest.mark.parametrize("point", RUN_POINTS)
 def test_a_killed_run_resumes_or_starts_again(point: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ds = write_dataset(tmp_path / "ds")
-    replay = _replay(tmp_path)
+    replay = write_replay(tmp_path / "replay.jsonl")
     args = ["run", str(ds), "--backend", f"replay:{replay}", "--out", str(tmp_path / "runs"), "--run-id", "r",
             "--concurrency", "1"]
     killed = inproc(*args, crash=point, monkeypatch=monkeypatch)
@@ -233,7 +221,8 @@ def _check_run_kill(tmp_path: Path, args: list[str], again: Any) -> None:
 def test_a_run_killed_for_real_resumes(tmp_path: Path) -> None:
     point = "run:answers"
     ds = write_dataset(tmp_path / "ds")
-    args = ["run", str(ds), "--backend", f"replay:{_replay(tmp_path)}", "--out", str(tmp_path / "runs"),
+    replay = write_replay(tmp_path / "replay.jsonl")
+    args = ["run", str(ds), "--backend", f"replay:{replay}", "--out", str(tmp_path / "runs"),
             "--run-id", "r", "--concurrency", "1"]
     assert cli(*args, crash=point, cwd=tmp_path).returncode == KILLED
     _check_run_kill(tmp_path, args, lambda *a: cli(*a, cwd=tmp_path))

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
-from factories import write_dataset
+from factories import write_dataset, write_replay
 from typer.testing import CliRunner
 
 from cli import app
@@ -46,7 +46,8 @@ def test_score_reports_a_broken_answers_file(tmp_path):
 
 def test_faults_backend_records_what_it_changed(tmp_path):
     ds = write_dataset(tmp_path / "ds")
-    run = start_run(ds, "faults:unsafe_link,uncited_claim:replay:" + str(_replay(tmp_path)), out=tmp_path / "r",
+    replay = write_replay(tmp_path / "answers.jsonl")
+    run = start_run(ds, f"faults:unsafe_link,uncited_claim:replay:{replay}", out=tmp_path / "r",
                     run_id="f").run_dir
     answers = {json.loads(x)["question_id"]: json.loads(x) for x in (run / "answers.jsonl").read_text().splitlines()}
     q1 = answers["q1"]
@@ -61,19 +62,6 @@ def test_faults_backend_records_what_it_changed(tmp_path):
                                                      "LINK_UNSAFE_SCHEME": 1, "NUMBER_UNSUPPORTED": 1,
                                                      "UNNEEDED_ABSTENTION": 1}
 
-
-def _replay(tmp_path):
-    path = tmp_path / "answers.jsonl"
-    rows = [
-        {"question_id": "q1", "status": "answered", "answer_text": "Раз в 12 месяцев. [E1]",
-         "claims": [{"claim_id": "c1", "text": "Раз в 12 месяцев.", "evidence_ids": ["E1"]}],
-         "evidence": [{"evidence_id": "E1", "chunk_id": "a1-1"}],
-         "links": [{"evidence_id": "E1", "url": "https://docs.example/d/train/v/1"}]},
-        {"question_id": "q2", "status": "abstained"},
-        {"question_id": "q3", "status": "abstained"},
-    ]
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 @pytest.mark.slow

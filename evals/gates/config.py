@@ -163,6 +163,7 @@ class GateConfig:
     baseline_rules: list[BaselineRule] = field(default_factory=list)
     baseline: BaselineSettings = field(default_factory=BaselineSettings)
     sha256: str | None = None  # of the file's bytes, for provenance (scores.json provenance.gates_sha256)
+    has_probe: bool = False  # the file also has a [probe] table (`citeval probe`'s bounds, evals.probe)
 
 
 # --- where a key sits in the file (tomllib keeps no positions) ---------------------------
@@ -216,7 +217,8 @@ class _Source:
             raise self.error(section, key, spec.error_message(error, model), where) from None
 
 
-def _read_toml(path: Path) -> _Source:
+def read_toml(path: Path) -> _Source:
+    """A gates file's bytes, decoded strictly (a BOM dropped, CR LF folded), with their sha256."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -227,7 +229,8 @@ def _read_toml(path: Path) -> _Source:
     return _Source(path, text, hashlib.sha256(data).hexdigest())
 
 
-def _parse(source: _Source) -> dict[str, Any]:
+def parse_toml(source: _Source) -> dict[str, Any]:
+    """The TOML document; invalid TOML is a DataError at its line."""
     try:
         return tomllib.loads(source.text)
     except tomllib.TOMLDecodeError as exc:
@@ -388,8 +391,8 @@ def _baseline_rules(source: _Source, table: Mapping[str, Any]) -> tuple[Baseline
 
 def load_gates(path: Path | str | None = None) -> GateConfig:
     """Read and check a gates file (default: the shipped one). Any unknown name is a DataError."""
-    source = _read_toml(Path(path) if path is not None else default_gates_path())
-    doc = _parse(source)
+    source = read_toml(Path(path) if path is not None else default_gates_path())
+    doc = parse_toml(source)
     top = source.validate(spec.FileOptions, {k: v for k, v in doc.items() if k == "compare"}, [], None, "")
     sections, baseline_table = _top_sections(source, doc)
     rules = [rule for section in sections for rule in _absolute_rules(source, section, top.compare)]
@@ -404,4 +407,4 @@ def load_gates(path: Path | str | None = None) -> GateConfig:
         raise DataError(source.path, None, "the gates file has no rule: nothing would be checked "
                                            "(add rules under [overall], [tier.<risk tier>] or [baseline])")
     return GateConfig(path=source.path, rules=rules, compare=top.compare, baseline_rules=baseline_rules,
-                      baseline=settings, sha256=source.sha256)
+                      baseline=settings, sha256=source.sha256, has_probe="probe" in doc)

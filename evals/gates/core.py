@@ -21,8 +21,6 @@ from .config import (
     BaselineSettings,
     GateConfig,
     Rule,
-    _parse,
-    _read_toml,
     baseline_keys,
     default_gates_path,
     gate_keys,
@@ -60,15 +58,10 @@ def _write_text_atomic(path: Path, text: str) -> None:
     write_text(path, text)
 
 
-def _has_probe_table(path: Path) -> bool:
-    """Whether the (already validated) gates file has a `probe` table, in any TOML spelling."""
-    return "probe" in _parse(_read_toml(path))
-
-
 def _with_probe(result: GateResult, config: GateConfig, run_dir: Path) -> None:
     """A gates file's [probe] bounds judge the run's probe.json beside its score rules (a run
     `citeval probe` wrote); on another run they have nothing to judge, and a note says so."""
-    if not config.path.is_file() or not _has_probe_table(config.path):  # the common case: nothing to load
+    if not config.has_probe:  # the common case: the probe stage is not even imported
         return
     from ..probe.core import load_probe_gates  # the probe stage (runner, backends) only when needed
     from ..probe.gate import probe_outcome

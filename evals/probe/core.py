@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,7 +26,6 @@ from ..data.jsonl import iter_json_lines, write_json_atomic, write_jsonl_atomic
 from ..data.registry import Registry
 from ..errors import DataError, UsageError
 from ..metrics import SEED, mean_metric
-from ..reading import decode_text
 from ..runner import RunOptions, load_manifest, load_questions, resume_run, start_run
 from ..scoring import score_run
 from .generate import COUNTERFACTUAL_KINDS, PROBE_KINDS, generate
@@ -43,11 +41,6 @@ from .outcomes import (
     CaseOutcome,
     classify,
 )
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - 3.10
-    import tomli as tomllib
 
 PROBE_JSON = "probe.json"
 PROBE_CASES = "probe_cases.jsonl"
@@ -100,21 +93,12 @@ def load_probe_gates(path: Path | str | None) -> ProbeGates:
     else:
         explicit = True
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        if not explicit:
-            return ProbeGates()
-        raise DataError(path, None, "gates file not found") from None
-    except OSError as exc:
-        raise DataError(path, None, f"cannot read the gates file: {exc}") from None
-    # read as the scores gates loader reads it: strict UTF-8 naming the line, a BOM dropped, CR LF
-    text = decode_text(data, path).replace("\r\n", "\n")
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        raise DataError(path, int(m.group(1)) if m else None, f"invalid TOML: {exc}") from None
+    if not explicit and not path.exists():
+        return ProbeGates()
+    from ..gates.config import parse_toml, read_toml
+
+    source = read_toml(path)  # as the scores gates are read: strict UTF-8 naming the line, BOM, CR LF
+    text, doc = source.text, parse_toml(source)
     table = doc.get("probe")
     if table is None:
         return ProbeGates(source=str(path))

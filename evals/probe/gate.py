@@ -4,7 +4,6 @@ re-judge a probe run against other bounds without asking the system again."""
 
 from __future__ import annotations
 
-import sys
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,14 +11,8 @@ from typing import Any
 
 from ..atomic import write_text
 from ..errors import DataError, UsageError
-from ..reading import decode_text
 from .core import COUNTERFACTUAL_KINDS, PROBE_JSON, ProbeGates, failed_probe_rules, load_probe_gates
 from .render import load_probe
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - 3.10
-    import tomli as tomllib
 
 __all__ = ["ProbeGateResult", "gate_probe_run", "is_probe_only_gates", "probe_outcome"]
 
@@ -32,9 +25,11 @@ def is_probe_only_gates(path: Path | str | None) -> bool:
     [baseline]). An unreadable or invalid file is not probe-only: the gates loader reports it."""
     if path is None:
         return False
+    from ..gates.config import parse_toml, read_toml
+
     try:
-        doc = tomllib.loads(decode_text(Path(path).read_bytes(), path).replace("\r\n", "\n"))
-    except (OSError, DataError, tomllib.TOMLDecodeError):
+        doc = parse_toml(read_toml(Path(path)))
+    except DataError:
         return False
     return "probe" in doc and not set(doc) - {"probe"} - _FILE_OPTIONS
 
