@@ -208,7 +208,6 @@ def score_run(
     answers_path = run.file(ANSWERS)
     index = AnswerIndex(answers_path)  # read-only: a torn last line is left out, as every reader does
     release_free_memory()  # what building the index needed and let go
-    write_parquet = parquet
     settings = ShardSettings(
         dataset=str(run.dataset_path),
         run_id=manifest.run_id,
@@ -221,7 +220,7 @@ def score_run(
         questions_path=str(run.questions_file),
         answers_path=str(answers_path),
     )
-    if write_parquet:
+    if parquet:
         from .perquestion import schema, table_of
 
         settings.parquet_schema = schema()
@@ -241,7 +240,7 @@ def score_run(
         findings = staging.open(FINDINGS)
         judgments = staging.handles.get(JUDGMENTS)
         table_writer = None
-        if write_parquet:
+        if parquet:
             from .perquestion import ParquetRows
 
             table_writer = ParquetRows(staging.path(PER_QUESTION_PARQUET))
@@ -277,7 +276,7 @@ def score_run(
         staging.close_files()  # judge agreement reads the new judgments.jsonl
         scores = _scores(totals, feed, labels, judge, faithfulness, manifest, seed, staging, run)
         staging.write_json(SCORES, scores.to_json())
-        staging.commit(remove=() if write_parquet else (PER_QUESTION_PARQUET,))
+        staging.commit(remove=() if parquet else (PER_QUESTION_PARQUET,))
     return ScoreResult(run_dir, scores, workers if pool_settings is not None else 1)
 
 
