@@ -20,8 +20,8 @@ import click
 import typer
 
 import evals
-from evals.bootstrap import RESAMPLES, SEED
 from evals.errors import CitevalError
+from evals.stats.bootstrap import RESAMPLES, SEED
 
 app = typer.Typer(
     name="citeval",
@@ -231,8 +231,8 @@ def data_import_anthropic(
     output: FormatOpt = OutputFormat.text,
 ) -> None:
     """Bot logs of Anthropic responses, streams or flat citation lists → a replay file."""
-    from evals.backends.anthropic_logs import import_anthropic_logs
-    from evals.backends.prices import PriceTable
+    from evals.run.backends.anthropic_logs import import_anthropic_logs
+    from evals.run.backends.prices import PriceTable
 
     report = import_anthropic_logs(logs, dataset, out, prices=PriceTable.load(prices))
     if output is OutputFormat.json:
@@ -335,7 +335,7 @@ def _require_judged(judge: str, scores: Any, ragas: bool) -> None:
 
 
 def _llm(model: str | None, base_url: str | None, provider: str, key_env: str | None) -> Any:
-    from evals.judges import LlmConfig
+    from evals.score.judges.llm import LlmConfig
 
     if not model:
         return None
@@ -375,7 +375,7 @@ def selftest(
     output: FormatOpt = OutputFormat.text,
 ) -> None:
     """Inject every fault kind into reference answers; exit 1 unless each is caught and nothing else alarms."""
-    from evals.selftest import run_selftest
+    from evals.score.selftest import run_selftest
 
     report = run_selftest(dataset)
     _emit(output, report.to_json, report.to_markdown, nl=True)
@@ -406,7 +406,8 @@ def probe(
 ) -> None:
     """Ask the system generated probe questions (DESIGN 10); exit 1 when a kind's decorative rate
     is above the gates file's [probe] bound, 3 when the backend failed."""
-    from evals.probe import probe_markdown, resume_probe, run_probe
+    from evals.probe.core import resume_probe, run_probe
+    from evals.probe.render import probe_markdown
 
     options = evals.RunOptions(concurrency=concurrency, timeout=timeout, retries=retries, label=label)
     with _Progress() as progress:
@@ -480,7 +481,7 @@ def agree(
     limit: Annotated[int, typer.Option(help="Show at most this many disagreements per field.")] = 20,
 ) -> None:
     """Inter-rater agreement of the human raters per field; writes agreement.json into a run."""
-    from evals.agreement import agree as compute  # numpy/krippendorff load only for this command
+    from evals.agreement.io import agree as compute  # numpy/krippendorff load only for this command
 
     result = compute(target, out=out, adjudicate_file=adjudicate, seed=seed, n_resamples=resamples)
     _emit(output, result.to_json, lambda: result.to_text(limit=limit))
@@ -502,7 +503,7 @@ def judge(
 
     With a `label` on the pairs, agreement with those labels (accuracy, macro-F1, Cohen's κ) goes to stderr.
     """
-    from evals import judges
+    from evals.score import judges
 
     items = judges.read_pairs(pairs)
     config = _llm(llm_model, llm_base_url, llm_provider, llm_key_env) if judge_name == "llm" else None
@@ -564,8 +565,8 @@ def label_push(
 ) -> None:
     """Create or update the review project: one task per answer, no duplicates (LABEL_STUDIO_URL / _API_KEY).
     With --kind quotes, RUN_DIR is a quotes file and each citation is a task: raters mark its place."""
-    from evals import labels
-    from evals.labels import quotes as quote_labels
+    from evals import label as labels
+    from evals.label import quotes as quote_labels
 
     quotes = kind is LabelKind.quotes
     if to_file is not None:
@@ -619,11 +620,11 @@ def label_pull(
 ) -> None:
     """Append the raters' labels as judgments; report per rater what is done and still missing.
     With --kind quotes, RUN_DIR is the quotes file that was pushed; --out gets it back with gold."""
-    from evals import labels
+    from evals import label as labels
 
     rater_flags = labels.parse_rater_flags(rater or [])
     if kind is LabelKind.quotes:
-        from evals.labels.quotes import pull_quotes
+        from evals.label.quotes import pull_quotes
 
         if any(not key.isdigit() for key in rater_flags):
             raise evals.UsageError("--rater annotation:ID=EMAIL is for --kind run; quotes take --rater ID=EMAIL")
@@ -661,8 +662,8 @@ def gate(
 ) -> None:
     """Apply the per-tier gates to a scored run (and the baseline rules against --baseline): exit 0 when
     every rule holds, 1 when one fails."""
-    from evals.gates import run_gate
-    from evals.probe.gate import gate_probe_run, is_probe_only_gates
+    from evals.gate.core import run_gate
+    from evals.gate.probe import gate_probe_run, is_probe_only_gates
 
     # a gates file with only a [probe] table judges the probe run's probe.json
     run = gate_probe_run if is_probe_only_gates(gates) else run_gate
@@ -678,7 +679,7 @@ def bundle(
     out: Annotated[Path, typer.Option("--out", help="Bundle to write, e.g. run.tar.gz.")],
 ) -> None:
     """Pack a scored run into one portable .tar.gz (no secrets) for `citeval gate --baseline`."""
-    from evals.bundle import write_bundle
+    from evals.store.bundle import write_bundle
 
     typer.echo(write_bundle(run_dir, out).to_text(), nl=False)
 
@@ -693,7 +694,7 @@ def init(
     force: Annotated[bool, typer.Option("--force", help="Write into a folder that is not empty.")] = False,
 ) -> None:
     """A skeleton dataset to fill in: registry, questions, replay answers, a commented gates file, a README."""
-    from evals.init import init_dataset
+    from evals.ingest.init import init_dataset
 
     typer.echo(init_dataset(folder, from_markdown=from_markdown, force=force).to_text(), nl=False)
 
@@ -718,7 +719,7 @@ def report(
     ] = None,
 ) -> None:
     """One self-contained HTML report (gate, tiers, findings, worst questions); several runs are compared."""
-    from evals.report import render_report, render_weekly
+    from evals.report.render import render_report, render_weekly
 
     if weekly is not None:
         if run_dirs:
@@ -746,7 +747,8 @@ def compare(
     limit: Annotated[int, typer.Option(help="Show at most this many flipped questions per direction.")] = 20,
 ) -> None:
     """B against A over their shared questions: metric deltas with paired significance, flipped questions."""
-    from evals.report import compare_runs, load_run
+    from evals.report.compare import compare_runs
+    from evals.report.load import load_run
 
     result = compare_runs(load_run(run_a), load_run(run_b))
     _emit(output, result.to_json, lambda: result.to_text(limit=limit))
@@ -764,7 +766,7 @@ def quotes_eval(
     output: FormatOpt = OutputFormat.text,
 ) -> None:
     """Place each citation's quote in its answer with each matcher; score against gold (DESIGN 9)."""
-    from evals.quotes import evaluate_path
+    from evals.quotes.evaluate import evaluate_path
     from evals.quotes.render import summary_tables
 
     evaluation = evaluate_path(path, matcher, threshold, sweep=sweep, tune=tune)

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from rapidfuzz import fuzz
 
-from evals.backends.anthropic_logs import attach_citations
-from evals.data.text import split_sentences
+from evals.run.backends.anthropic_logs import attach_citations
+from evals.text.normalize import split_sentences
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from evals.data.ingest import ingest
 from evals.data.validate import validate_registry
+from evals.ingest.sources import ingest
 
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = """[[document]]

@@ -27,9 +27,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's evals, not another install
 
-from evals.judges.base import JudgeInput  # noqa: E402
-from evals.judges.calibrate import binary_report, cross_validate, fit_params, predict  # noqa: E402
-from evals.judges.offline import DEFAULT_PARAMS, STRICT_PARAMS, OfflineParams, extract_features  # noqa: E402
+from evals.score.judges.base import JudgeInput  # noqa: E402
+from evals.score.judges.calibrate import binary_report, cross_validate, fit_params, predict  # noqa: E402
+from evals.score.judges.offline import DEFAULT_PARAMS, STRICT_PARAMS, OfflineParams, extract_features  # noqa: E402
 
 LABELS = {"Complete": True, "Incomplete": False, "Partial": False}
 

@@ -37,10 +37,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's evals, not another install
 
-from evals.judges.base import JudgeInput  # noqa: E402
-from evals.judges.calibrate import group_folds  # noqa: E402
-from evals.judges.metrics import cohen_kappa, macro_f1  # noqa: E402
-from evals.judges.offline import RU_PARAMS, OfflineFeatures, decide, extract_features, fit_ru_params  # noqa: E402
+from evals.score.judges.base import JudgeInput  # noqa: E402
+from evals.score.judges.calibrate import group_folds  # noqa: E402
+from evals.score.judges.metrics import cohen_kappa, macro_f1  # noqa: E402
+from evals.score.judges.offline import RU_PARAMS, OfflineFeatures, decide, extract_features, fit_ru_params  # noqa: E402
 
 NOT_SUPPORTED = ("partial", "unsupported")
 _HEADING = re.compile(r"(?m)^#*\s*Статья\s+\d+")
@@ -75,8 +75,8 @@ def article_groups(rows: Sequence[dict[str, Any]], corpus: Path | None) -> list[
 
 def prefix_overlap(claim: str, evidence: Sequence[str]) -> float:
     """Share of the claim's content words whose first five letters begin an evidence word."""
-    from evals.data.text import normalize
-    from evals.data.tokens import is_stopword
+    from evals.text.normalize import normalize
+    from evals.text.tokens import is_stopword
 
     claim_words = [w for w in _WORD.findall(normalize(claim)) if not is_stopword(w)]
     evidence_words = set(_WORD.findall(normalize(" ".join(evidence))))
@@ -156,8 +156,8 @@ def lemma_measurement(
     and razdel's sentences against ours."""
     from functools import cache
 
-    from evals.data.text import normalize, split_sentences
-    from evals.judges import lexicon as lx
+    from evals.score.judges import lexicon as lx
+    from evals.text.normalize import normalize, split_sentences
 
     out: dict[str, Any] = {}
     try:

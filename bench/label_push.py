@@ -22,7 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from labelstudio import server as S  # noqa: E402
 from labelstudio.runs import make_run, synthetic_answers  # noqa: E402
 
-from evals.labels import LabelStudioClient, push  # noqa: E402
+from evals.label import push
+from evals.label.client import LabelStudioClient
 
 
 def main() -> int:

@@ -24,8 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.quotes import get_matcher, iou, locate_quote, parse_matchers, read_quotes, split_fragments
-from evals.quotes.evaluate import placement_metrics, run_matcher
+from evals.quotes.evaluate import iou, placement_metrics, run_matcher
+from evals.quotes.fragments import split_fragments
+from evals.quotes.locate import locate_quote
+from evals.quotes.matchers import get_matcher, parse_matchers
+from evals.quotes.reader import read_quotes
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "datasets" / "demo"

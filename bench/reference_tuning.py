@@ -14,9 +14,9 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from evals.backends.reference import DEFAULT_THRESHOLD, TIER_THRESHOLDS, ReferenceBackend
-from evals.data import Registry
-from evals.runner import load_questions
+from evals.data.registry import Registry
+from evals.run.backends.reference import DEFAULT_THRESHOLD, TIER_THRESHOLDS, ReferenceBackend
+from evals.run.runner import load_questions
 
 
 def main() -> None:

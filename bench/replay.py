@@ -25,7 +25,7 @@ import httpx  # noqa: E402
 from answer_server import AnswerServer  # noqa: E402
 from factories import write_dataset  # noqa: E402
 
-from evals import RunOptions, start_run  # noqa: E402
+from evals.run.runner import RunOptions, start_run  # noqa: E402
 
 
 def serve(delay: float, urls: multiprocessing.Queue) -> None:

@@ -3,7 +3,7 @@
     python bench/report.py [RUNS] [QUESTIONS]
 
 The runs are real: the demo registry, its questions repeated up to QUESTIONS, answered once by
-the reference backend, then each run injects known faults (evals.faults) into a different
+the reference backend, then each run injects known faults (evals.run.faults) into a different
 share of the answers and is scored like any run. The baseline in the same process is the time
 to merely parse every run's JSON files (manifest, scores, per_question, findings, answers).
 """
@@ -18,13 +18,14 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
-from evals import score_run, start_run
-from evals.data.jsonl import load_questions, write_json_atomic, write_jsonl_atomic
 from evals.data.registry import Registry
-from evals.faults import FAULT_KINDS, apply_fault
-from evals.report import render_report, render_weekly
 from evals.report.load import clear_caches
-from evals.runfolder import load_manifest, read_answers
+from evals.report.render import render_report, render_weekly
+from evals.run.faults import FAULT_KINDS, apply_fault
+from evals.run.runner import start_run
+from evals.score.scoring import score_run
+from evals.store.jsonl import load_questions, write_json_atomic, write_jsonl_atomic
+from evals.store.runfolder import load_manifest, read_answers
 
 DEMO = Path(__file__).resolve().parent.parent / "datasets" / "demo"
 

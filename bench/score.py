@@ -43,8 +43,9 @@ sys.path.insert(0, str(ROOT))
 
 def build(root: Path, n: int) -> Path:
     """A dataset of n questions and a run folder with one answer of 5 claims to each."""
-    from evals.data import Registry, VersionStatus
-    from evals.runner import dataset_ref
+    from evals.contract.models import VersionStatus
+    from evals.data.registry import Registry
+    from evals.run.runner import dataset_ref
 
     ds = root / "ds"
     shutil.copytree(DEMO / "registry", ds / "registry")
@@ -130,9 +131,9 @@ def _child(job: str, run: str, workers: int, judge: str) -> None:
     """Runs in the measured process: prints one JSON line of figures."""
     import resource
 
-    from evals.data import Answer
-    from evals.data.jsonl import iter_json_lines
-    from evals.scoring import score_run
+    from evals.contract.models import Answer
+    from evals.score.scoring import score_run
+    from evals.store.jsonl import iter_json_lines
 
     t0, c0 = time.perf_counter(), time.process_time()  # after the imports, as a long-lived process sees it
     if job == "parse":

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from evals.data import validate_dataset
+from evals.data.validate import validate_dataset
 
 
 def build(root: Path, n_chunks: int) -> None:

@@ -1,10 +1,10 @@
 """Names of a package that load their module on first use (PEP 562).
 
-A worker process that scores shards imports `evals.scoring`; with the package's names bound
+A worker process that scores shards imports `evals.score.scoring`; with the package's names bound
 eagerly, that import alone pulled in the backends (anthropic, bm25s), scipy and the ingest stack,
 about 135 MB of every process. Here a name is looked up in its module when first asked for.
 
-Two public functions share their name with a module (`evals.evaluate`, `evals.data.ingest`).
+Two public functions share their name with a module or package (`evals.evaluate`, `evals.ingest`).
 Importing a submodule binds its name on the package; the package keeps the function instead,
 as it did when the names were bound eagerly (`from evals.evaluate import evaluate` still reads
 the module).
@@ -36,7 +36,8 @@ def lazy_names(package: str, names: Mapping[str, str]) -> Callable[[str], object
     submodule's name relative to the package) when first asked for."""
     module = sys.modules[package]
     namespace = vars(module)
-    shadowed = frozenset(name for name, source in names.items() if name == source)
+    # a function sharing its name with a submodule (`evals.evaluate`, `evals.ingest`) stays the function
+    shadowed = frozenset(names)
     module.__class__ = type("Package", (_Package,), {"_functions_over_modules": shadowed})
 
     def __getattr__(name: str) -> object:

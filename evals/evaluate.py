@@ -13,16 +13,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .bootstrap import SEED
-from .outside import backend_failure, judge_failure
-from .runfolder import JUNIT
-from .runner import ProgressCallback, RunOptions, RunResult, start_run
-from .scoring import ScoreResult, record_gates_file, score_run
+from evals.outside import backend_failure, judge_failure
+from evals.run.runner import ProgressCallback, RunOptions, RunResult, start_run
+from evals.score.scoring import ScoreResult, record_gates_file, score_run
+from evals.stats.bootstrap import SEED
+from evals.store.runfolder import JUNIT
 
 if TYPE_CHECKING:
-    from .gates import GateConfig, GateResult
-    from .judges import LlmConfig, SupportJudge
-    from .report import ReportResult
+    from evals.gate.core import GateConfig, GateResult
+    from evals.report.render import ReportResult
+    from evals.score.judges.base import SupportJudge
+    from evals.score.judges.llm import LlmConfig
 
 
 @dataclass
@@ -73,7 +74,7 @@ def evaluate(
     gates: a gates file, a loaded GateConfig, or None for the default that ships.
     report: the HTML file to write (None: reports/<run_id>.html; False: no report).
     """
-    from .gates import GateConfig, load_gates, run_gate
+    from evals.gate.core import GateConfig, load_gates, run_gate
 
     config = gates if isinstance(gates, GateConfig) else load_gates(gates)  # fail before the backend runs
     run = start_run(dataset, backend, out=out, run_id=run_id, options=options, on_progress=on_progress)
@@ -89,7 +90,7 @@ def evaluate(
     scored.scores = record_gates_file(run.run_dir, config.path)
     rendered = None
     if report is not False:
-        from .report import render_report
+        from evals.report.render import render_report
 
         target = None if report is None or report is True else report
         rendered = render_report([run.run_dir], target, gates=config)

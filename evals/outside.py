@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
-from .errors import BackendError, UsageError
+from evals.errors import BackendError, UsageError
 
 T = TypeVar("T")
 
@@ -324,7 +324,7 @@ def backend_failure(run_dir: Any, total: int, errors: int) -> BackendError | Non
     """`run` and `eval`: BackendError when the backend failed on every question of the run."""
     if total == 0 or errors < total:
         return None
-    from .runfolder import RunFolder
+    from evals.store.runfolder import RunFolder
 
     reasons = [
         f"{a.error.type}: {a.error.message}" if a.error else "backend error"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evals.data import Registry, validate_dataset
-from evals.data.ingest import ingest
+from evals.data.registry import Registry
+from evals.data.validate import validate_dataset
+from evals.ingest.sources import ingest
 
 
 def ingest_valid_dataset(src: Path, dataset: Path) -> Registry:

@@ -20,12 +20,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from evals.backends.reference import ReferenceBackend
-from evals.data.models import Question
+from evals.contract.models import Question
 from evals.data.registry import Registry
-from evals.data.text import normalize
-from evals.data.tokens import content_tokens
-from evals.runner import load_questions
+from evals.run.backends.reference import ReferenceBackend
+from evals.run.runner import load_questions
+from evals.text.normalize import normalize
+from evals.text.tokens import content_tokens
 
 ROOT = Path(__file__).resolve().parent.parent
 # Said when the question is not in memory: a confident figure, as a model guessing would give.

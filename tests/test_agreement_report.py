@@ -10,14 +10,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from evals.agreement import (
-    adjudicate,
-    agree,
-    agreement_table,
-    compute_agreement,
-    read_judgments,
-)
-from evals.data.models import Judgment
+from evals.agreement.io import adjudicate, agree, read_judgments
+from evals.agreement.report import compute_agreement
+from evals.agreement.table import agreement_table
+from evals.contract.models import Judgment
 from evals.errors import DataError
 
 T0 = "2025-03-01T10:00:00Z"

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from evals.agreement import (
+from evals.agreement.stats import (
     Estimate,
     bootstrap_ci,
     cohen_kappa,

@@ -6,10 +6,11 @@ from datetime import datetime, timezone
 import pytest
 from factories import dataset_rows, write_dataset
 
-from evals.checks import check_answer
-from evals.data import Answer, Judgment, Question, Registry
+from evals.contract.models import Answer, Judgment, Question
+from evals.data.registry import Registry
 from evals.data.validate import validate_dataset
-from evals.metrics import pick_labels, score_answer
+from evals.score.checks import check_answer
+from evals.score.metrics import pick_labels, score_answer
 
 AT = datetime(2025, 6, 1, tzinfo=timezone.utc)
 # Registry.page_check_skip_reason's wording for train-v2, written out here

@@ -13,12 +13,13 @@ from pathlib import Path
 
 from factories import sha, write_jsonl
 
-from evals import score_run, start_run
-from evals.backends import anthropic_to_answer
-from evals.backends.prices import PriceTable
-from evals.checks import check_answer
-from evals.data.models import Question
+from evals.contract.models import Question
 from evals.data.registry import Registry
+from evals.run.backends.anthropic import anthropic_to_answer
+from evals.run.backends.prices import PriceTable
+from evals.run.runner import start_run
+from evals.score.checks import check_answer
+from evals.score.scoring import score_run
 
 TITLE = "Положение об обучении персонала"
 P0 = "1.1. Положение обязательно для всех работников."
@@ -268,7 +269,7 @@ def test_refusals_are_abstentions(tmp_path):
 
 
 def test_refusal_patterns_are_configurable(tmp_path):
-    from evals.backends.anthropic import compile_patterns
+    from evals.run.backends.anthropic import compile_patterns
 
     registry = Registry.load(build(tmp_path))
     line = message(text("Вопрос вне моей компетенции."))
@@ -480,7 +481,7 @@ def test_recommended_log_lines_from_the_real_sdk(tmp_path):
     import anthropic
     from servers.http import Response, start_http_server
 
-    from evals.backends.anthropic_logs import import_anthropic_logs
+    from evals.run.backends.anthropic_logs import import_anthropic_logs
 
     final = message(text("Согласно Положению, "), text("обучение — раз в 12 месяцев", char_cite(1)), text(". "),
                     text("Порог — 80 %.", char_cite(3, end_extra="")))
@@ -632,7 +633,7 @@ def test_stream_with_tool_blocks_of_any_type_replays_to_its_final_message(tmp_pa
 
 
 def test_flat_citations_inside_the_bots_usage_dict_are_imported(tmp_path):
-    from evals.backends.anthropic_logs import import_anthropic_logs
+    from evals.run.backends.anthropic_logs import import_anthropic_logs
 
     ds = build(tmp_path / "ds")
     write_jsonl(tmp_path / "logs" / "bot.jsonl", [

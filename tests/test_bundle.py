@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from cli import app
-from evals.bundle import INDEX, open_run, write_bundle
 from evals.errors import DataError
+from evals.store.bundle import INDEX, open_run, write_bundle
 
 SECRET = "s3cr3t-token-value-0042"
 

@@ -11,9 +11,10 @@ from urllib.parse import quote, quote_plus
 import pytest
 from factories import TEXT_A1, dataset_rows, sha, write_dataset
 
-from evals.checks import check_answer, derive_claims
-from evals.data import Answer, Chunk, Question, Registry, Version
-from evals.metrics import score_answer
+from evals.contract.models import Answer, Chunk, Question, Version
+from evals.data.registry import Registry
+from evals.score.checks import check_answer, derive_claims
+from evals.score.metrics import score_answer
 
 V1 = "https://docs.example/d/train/v/1"
 V2 = "https://docs.example/d/train/v/2"
@@ -29,7 +30,7 @@ def registry(tmp_path_factory):
         ("old-deleted", {"effective_from": "2023-01-01", "deleted_at": "2024-01-01"}),
         ("future", {"effective_from": "2027-01-01"}),
     ]
-    from evals.data.models import Document
+    from evals.contract.models import Document
 
     reg.documents["misc"] = Document(document_id="misc", title="Прочее", acl=[])
     for vid, window in extra:

@@ -8,7 +8,7 @@ from factories import dataset_rows, write_dataset, write_jsonl
 from typer.testing import CliRunner
 
 from cli import app
-from evals import start_run
+from evals.run.runner import start_run
 
 runner = CliRunner()
 

@@ -6,7 +6,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from evals.data import normalize, validate_dataset
+from evals.data.validate import validate_dataset
+from evals.text.normalize import normalize
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -99,7 +100,7 @@ def test_gold_editions_are_in_force_at_asked_at():
 
 
 def test_pdf_and_docling_editions_keep_pages_and_boxes():
-    from evals.data import Registry
+    from evals.data.registry import Registry
     from evals.data.render import render_chunk_region
 
     registry = Registry.load(DEMO)

@@ -22,7 +22,8 @@ from factories import INGEST_MANIFEST, TEXT_A1, write_dataset
 from typer.testing import CliRunner
 
 from cli import app
-from evals import score_run, start_run
+from evals.run.runner import start_run
+from evals.score.scoring import score_run
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,8 +58,8 @@ HUMAN = [
 
 
 def _ls_export(run: Path) -> list[dict[str, Any]]:
-    from evals.labels.tasks import TaskBuilder
-    from evals.runfolder import RunFolder
+    from evals.label.tasks import TaskBuilder
+    from evals.store.runfolder import RunFolder
 
     tasks = TaskBuilder(RunFolder(run)).tasks()
     out = []
@@ -96,7 +97,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run = start_run(ds, f"replay:{root / 'replay.src.jsonl'}", out=root / "runs", run_id="r").run_dir
     (run / "judgments.jsonl").write_text(_jsonl(HUMAN), encoding="utf-8")
     score_run(run, judge="offline")
-    shutil.copy(ROOT / "evals" / "gates" / "default.toml", root / "gates.toml")
+    shutil.copy(ROOT / "evals" / "gate" / "default.toml", root / "gates.toml")
     (root / "pairs.jsonl").write_text(_jsonl(PAIRS), encoding="utf-8")
     shutil.copy(ROOT / "datasets" / "demo" / "quotes" / "answers.jsonl", root / "quotes.jsonl")
     lines = (root / "quotes.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)[:3]

@@ -1,7 +1,7 @@
 """Kill windows: a process killed (os._exit, like kill -9) at each write point leaves the old state
 or the new one, never a mix — and `gate` never passes on a mix.
 
-CITEVAL_TEST_CRASH_AT=<point>[@N] makes citeval die at that point (evals/atomic.py): every
+CITEVAL_TEST_CRASH_AT=<point>[@N] makes citeval die at that point (evals/store/atomic.py): every
 atomic write passes "write:<file name>" just before its rename; the run folder, the answers
 writer and the score set have named points of their own.
 """
@@ -22,7 +22,7 @@ from factories import INGEST_MANIFEST, write_dataset, write_replay
 from typer.testing import CliRunner
 
 from cli import app
-from evals.atomic import CRASH_ENV, CRASH_MODE_ENV, SimulatedCrash, reset_crash_points
+from evals.store.atomic import CRASH_ENV, CRASH_MODE_ENV, SimulatedCrash, reset_crash_points
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, str(ROOT / "cli.py")]
@@ -95,8 +95,9 @@ SCORE_POINTS = [
 
 @pytest.fixture(scope="module")
 def scored_old(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from evals import score_run, start_run
-    from evals.gates import run_gate
+    from evals.gate.core import run_gate
+    from evals.run.runner import start_run
+    from evals.score.scoring import score_run
 
     root = tmp_path_factory.mktemp("kill")
     ds = write_dataset(root / "ds")

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from cli import app
 from evals.errors import DataError
-from evals.gates import default_gates_path, evaluate, gate_keys, load_gates, run_gate
-from evals.metrics import ALL_METRICS
+from evals.gate.core import default_gates_path, evaluate, gate_keys, load_gates, run_gate
+from evals.score.metrics import ALL_METRICS
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "datasets" / "demo"
@@ -318,7 +318,7 @@ def test_no_function_in_the_gates_package_is_over_80_lines():
     import ast
 
     long = []
-    for path in sorted((REPO / "evals" / "gates").glob("*.py")):
+    for path in sorted((REPO / "evals" / "gate").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 length = node.end_lineno - node.lineno + 1

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from cli import app
 from evals.errors import DataError
-from evals.gates import load_gates, run_gate
+from evals.gate.core import load_gates, run_gate
 
 N = 200
 

@@ -12,11 +12,11 @@ from datetime import datetime, timezone
 import pytest
 from factories import dataset_rows, write_dataset
 
-from evals.checks import check_answer, is_gold_finding
-from evals.data import Answer, Question, Registry
-from evals.data.models import GoldEvidence
-from evals.gold import reaches
-from evals.metrics import score_answer
+from evals.contract.models import Answer, GoldEvidence, Question
+from evals.data.registry import Registry
+from evals.score.checks import check_answer, is_gold_finding
+from evals.score.gold import reaches
+from evals.score.metrics import score_answer
 
 AT = datetime(2024, 5, 1, tzinfo=timezone.utc)  # train-v1 in force
 VISIT = "Посещение пациентов разрешается ежедневно с 16:00 до 19:00."

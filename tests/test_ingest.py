@@ -5,8 +5,9 @@ import json
 from typer.testing import CliRunner
 
 from cli import app
-from evals.data import Registry, default_chunk_id, sha256_text, validate_dataset
-from evals.data import ingest as evals_ingest
+from evals.data.registry import Registry, default_chunk_id, sha256_text
+from evals.data.validate import validate_dataset
+from evals.ingest.sources import ingest as evals_ingest
 
 SOURCE = (
     "<!-- page 1 -->\n# Положение\n\n## 1. Общие положения\n\n1.1. Первый пункт.\n\n"

@@ -6,8 +6,8 @@ import pytest
 from docling_core.types.doc import BoundingBox, CoordOrigin, DocItemLabel, DoclingDocument, ProvenanceItem, Size
 from ingest_helpers import ingest_valid_dataset
 
-from evals.data.docling import read_docling
 from evals.errors import DataError
+from evals.ingest.docling import read_docling
 
 PAGE_H = 842.0
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from evals.data import Registry, validate_dataset
-from evals.data.ingest import ingest
+from evals.data.registry import Registry
+from evals.data.validate import validate_dataset
+from evals.ingest.sources import ingest
 
 CORPUS = Path(os.environ.get("CITEVAL_KZ_LAWS", Path(__file__).resolve().parents[2] / "shared/corpus/kz-laws"))
 LAWS = sorted((CORPUS / "rus").glob("*.md")) if CORPUS.is_dir() else []

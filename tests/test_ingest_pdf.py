@@ -10,7 +10,7 @@ from fontTools.ttLib import TTFont
 from fpdf import FPDF
 from ingest_helpers import ingest_valid_dataset
 
-from evals.data.pdf import read_pdf, text_from_words
+from evals.ingest.pdf import read_pdf, text_from_words
 
 FONT = Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf" / "DejaVuSans.ttf"
 BODY, HEAD = 11.0, 16.0
@@ -160,7 +160,7 @@ def test_a_page_number_alone_at_the_page_foot_or_head_is_left_out():
 
 
 def test_a_paragraph_running_over_a_page_break_is_one_chunk_on_both_pages():
-    from evals.data.chunking import chunk_edition
+    from evals.ingest.chunking import chunk_edition
 
     page1 = [_word("Журнал", 72, 100), _word("хранится", 120, 100), _word("у", 180, 100),
              _word("заведующего", 72, 114), _word("отде\u0002", 150, 114)]

@@ -7,7 +7,7 @@ import json
 from typer.testing import CliRunner
 
 from cli import app
-from evals.gates import load_gates
+from evals.gate.core import load_gates
 
 
 def invoke(*args: str):

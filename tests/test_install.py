@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from evals import RunOptions, start_run
+from evals.run.runner import RunOptions, start_run
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "datasets" / "demo"
@@ -48,7 +48,7 @@ def test_wheel_install_pushes_labels_from_another_directory(tmp_path: Path) -> N
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     where = subprocess.run(
-        [str(python), "-c", "import evals.labels.config as c; print(c.config_path('ru'))"],
+        [str(python), "-c", "import evals.label.config as c; print(c.config_path('ru'))"],
         cwd=elsewhere, capture_output=True, text=True, timeout=120, check=False,
     )
     assert where.returncode == 0, where.stderr

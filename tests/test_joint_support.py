@@ -15,7 +15,7 @@ from servers.fixtures import fake_openai  # noqa: F401
 from typer.testing import CliRunner
 
 from cli import app
-from evals import start_run
+from evals.run.runner import start_run
 
 runner = CliRunner()
 
@@ -178,9 +178,10 @@ def test_the_llm_judge_gets_the_union_as_one_input(tmp_path: Path, fake_openai) 
 
 def _labelled(tmp_path: Path, qid: str, chunk_ids: list[str], values: dict[str, str]) -> dict[str, float | None]:
     """The metrics of one answer from the given support labels alone (no judge): evidence id → value."""
-    from evals.checks import check_answer
-    from evals.data import Answer, Judgment, Question, Registry
-    from evals.metrics import pick_labels, score_answer
+    from evals.contract.models import Answer, Judgment, Question
+    from evals.data.registry import Registry
+    from evals.score.checks import check_answer
+    from evals.score.metrics import pick_labels, score_answer
 
     ds = _dataset(tmp_path / "ds")
     registry = Registry.load(ds)

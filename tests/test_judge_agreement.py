@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from evals.judges import judge_agreement, label_agreement, reference_labels
+from evals.score.judges.agreement import judge_agreement, label_agreement, reference_labels
 
 T0 = datetime(2025, 3, 1, tzinfo=timezone.utc)
 

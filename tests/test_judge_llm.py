@@ -12,9 +12,10 @@ from servers.llm import FakeLLM, start_fake_llm
 from typer.testing import CliRunner
 
 from evals.errors import UsageError
-from evals.judges import SUPPORT_PROMPT, JudgeInput, LlmConfig, LlmJudge, make_judge
-from evals.judges.llm import price_for
-from evals.judges.prompt import parse_verdict
+from evals.score.judges import make_judge
+from evals.score.judges.base import JudgeInput
+from evals.score.judges.llm import LlmConfig, LlmJudge, price_for
+from evals.score.judges.prompt import SUPPORT_PROMPT, parse_verdict
 
 EVIDENCE = "Медицинские сёстры проходят обучение по охране труда не реже одного раза в 12 месяцев."
 SUPPORTED = JudgeInput("Медицинские сёстры проходят обучение по охране труда", [EVIDENCE], "Как часто?")

@@ -13,14 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from evals.judges import JudgeInput, JudgeUnit, OfflineJudge, make_judge, support_judgments
-from evals.judges import lexicon as lx
-from evals.judges.calibrate import binary_report, cross_validate, fit_params, group_folds, predict
-from evals.judges.metrics import balanced_accuracy, cohen_kappa, macro_f1, precision_recall
-from evals.judges.offline import (
+from evals.score.judges import lexicon as lx
+from evals.score.judges import make_judge
+from evals.score.judges.base import JudgeInput, JudgeUnit, support_judgments
+from evals.score.judges.calibrate import binary_report, cross_validate, fit_params, group_folds, predict
+from evals.score.judges.metrics import balanced_accuracy, cohen_kappa, macro_f1, precision_recall
+from evals.score.judges.offline import (
     DEFAULT_PARAMS,
     RU_PARAMS,
     STRICT_PARAMS,
+    OfflineJudge,
     decide,
     extract_features,
     fit_ru_params,

@@ -11,7 +11,7 @@ import pytest
 from servers.fixtures import fake_anthropic, fake_openai  # noqa: F401  (pytest fixtures)
 from servers.llm import FakeLLM
 
-from evals.judges import FaithfulnessResult, FaithfulnessSample, ragas_faithfulness
+from evals.score.judges.faithfulness import FaithfulnessResult, FaithfulnessSample, ragas_faithfulness
 
 if not os.environ.get("CI"):  # CI installs the test extra: there a missing ragas must fail, not skip
     pytest.importorskip("ragas")

@@ -3,7 +3,7 @@ split over two sentences, a fact stated in another unit, case endings of a fact 
 
 import pytest
 
-from evals.keyfacts import fact_stated, missing_facts
+from evals.score.keyfacts import fact_stated, missing_facts
 
 
 @pytest.mark.parametrize(

@@ -11,13 +11,14 @@ from labelstudio.runs import XSS, XSS_IMG, make_run
 from typer.testing import CliRunner
 
 from cli import app
-from evals.data.jsonl import load_jsonl
-from evals.data.models import JUDGMENT_VALUES, Judgment
+from evals.contract.models import JUDGMENT_VALUES, Judgment
 from evals.errors import DataError
-from evals.labels import ReviewConfig, export_to_judgments, write_tasks_file
-from evals.labels.config import config_path
-from evals.labels.tasks import TaskBuilder, layout_of
-from evals.runfolder import RunFolder
+from evals.label.config import ReviewConfig, config_path
+from evals.label.pull import export_to_judgments
+from evals.label.push import write_tasks_file
+from evals.label.tasks import TaskBuilder, layout_of
+from evals.store.jsonl import load_jsonl
+from evals.store.runfolder import RunFolder
 
 runner = CliRunner()
 

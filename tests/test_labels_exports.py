@@ -29,10 +29,10 @@ from labelstudio.runs import make_run
 from typer.testing import CliRunner
 
 from cli import app
-from evals.data.jsonl import load_jsonl
-from evals.data.models import Judgment
-from evals.labels import write_tasks_file
-from evals.labels.config import config_path
+from evals.contract.models import Judgment
+from evals.label.config import config_path
+from evals.label.push import write_tasks_file
+from evals.store.jsonl import load_jsonl
 
 runner = CliRunner()
 A, B = "a@bank.test", "b@bank.test"
@@ -273,8 +273,8 @@ def test_json_min_and_csv_exports_are_refused_by_name(pushed_run, tmp_path: Path
 
 def test_a_pull_without_a_recorded_push_still_works(tmp_path: Path) -> None:
     run_dir = make_run(tmp_path)
-    from evals.labels.tasks import TaskBuilder
-    from evals.runfolder import RunFolder
+    from evals.label.tasks import TaskBuilder
+    from evals.store.runfolder import RunFolder
 
     pushed = TaskBuilder(RunFolder(run_dir)).tasks(predictions=True)
     export = copy.deepcopy(build_export(pushed))

@@ -16,9 +16,9 @@ import pytest
 from PIL import Image
 from test_report_pages import OUTLINE, pdf_run
 
-from evals.labels.config import ReviewConfig, config_path
-from evals.labels.tasks import TaskBuilder
-from evals.runfolder import RunFolder
+from evals.label.config import ReviewConfig, config_path
+from evals.label.tasks import TaskBuilder
+from evals.store.runfolder import RunFolder
 
 A4_WIDTH = 595.28  # points, the demo PDFs' page width (pypdf reads it in test_report_pages)
 SCALE = 1.25

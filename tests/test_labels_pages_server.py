@@ -19,9 +19,10 @@ from labelstudio.fixtures import ls_server, raters  # noqa: F401  (fixtures used
 from PIL import Image
 from test_report_pages import pdf_run
 
-from evals.labels import LabelStudioClient, push
-from evals.labels.tasks import TaskBuilder
-from evals.runfolder import RunFolder
+from evals.label import push
+from evals.label.client import LabelStudioClient
+from evals.label.tasks import TaskBuilder
+from evals.store.runfolder import RunFolder
 
 pytestmark = pytest.mark.slow
 

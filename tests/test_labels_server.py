@@ -23,10 +23,11 @@ from labelstudio.runs import make_answers, make_run, synthetic_answers
 from typer.testing import CliRunner
 
 from cli import app
-from evals.data.jsonl import load_jsonl, write_jsonl_atomic
-from evals.data.models import Answer, Claim, Evidence, Judgment
+from evals.contract.models import Answer, Claim, Evidence, Judgment
 from evals.errors import BackendError
-from evals.labels import LabelStudioClient, pull, push
+from evals.label import pull, push
+from evals.label.client import LabelStudioClient
+from evals.store.jsonl import load_jsonl, write_jsonl_atomic
 
 pytestmark = pytest.mark.slow
 runner = CliRunner()

@@ -7,9 +7,17 @@ import pytest
 from factories import TEXT_A1, TEXT_A2, dataset_rows, write_dataset
 from scipy import stats
 
-from evals.checks import check_answer
-from evals.data import Answer, Judgment, Question, Registry
-from evals.metrics import AnswerScore, abstention_metrics, mean_metric, pick_labels, score_answer, scores_document
+from evals.contract.models import Answer, Judgment, Question
+from evals.data.registry import Registry
+from evals.score.checks import check_answer
+from evals.score.metrics import (
+    AnswerScore,
+    abstention_metrics,
+    mean_metric,
+    pick_labels,
+    score_answer,
+    scores_document,
+)
 
 AT = datetime(2025, 6, 1, tzinfo=timezone.utc)
 

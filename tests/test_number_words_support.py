@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from evals.checks import check_answer
-from evals.data import Answer, Question, Registry
-from evals.metrics import score_answer
+from evals.contract.models import Answer, Question
+from evals.data.registry import Registry
+from evals.score.checks import check_answer
+from evals.score.metrics import score_answer
 
 DEMO = Path(__file__).resolve().parents[1] / "datasets" / "demo"
 

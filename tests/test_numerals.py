@@ -1,4 +1,4 @@
-"""Numbers written in words, read as values (evals.data.numerals through data.text), and the
+"""Numbers written in words, read as values (evals.text.numerals through data.text), and the
 joint number support of a claim against the union of its cited fragments. Every expected
 value below was worked out by hand from the Russian (or English) numeral."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from evals.data.numerals import canonical, duration, read_number_words
-from evals.data.text import extract_numbers, missing_numbers, number_support_joint, number_values
+from evals.text.normalize import extract_numbers, missing_numbers, number_support_joint, number_values
+from evals.text.numerals import canonical, duration, read_number_words
 
 # (text, expected [(value, kind, unit)]) — cardinals in every case and gender, ordinals,
 # fractions, «полтора», compounds with units, mixed digit forms.

@@ -26,13 +26,14 @@ from servers.answers import start_answer_service, valid_answer
 from servers.http import Response
 from servers.llm import start_fake_llm
 
-from evals.backends import HttpBackend
-from evals.data import Question
+from evals.contract.models import Question
 from evals.errors import UsageError
-from evals.judges import JudgeInput, LlmConfig, LlmJudge
-from evals.judges.faithfulness import FaithfulnessSample, ragas_faithfulness
 from evals.outside import retry_after_seconds
-from evals.runner import RunOptions, start_run
+from evals.run.backends.http import HttpBackend
+from evals.run.runner import RunOptions, start_run
+from evals.score.judges.base import JudgeInput
+from evals.score.judges.faithfulness import FaithfulnessSample, ragas_faithfulness
+from evals.score.judges.llm import LlmConfig, LlmJudge
 
 ROOT = Path(__file__).resolve().parents[1]
 AT = datetime(2024, 5, 1, tzinfo=timezone.utc)
@@ -314,7 +315,7 @@ def test_a_missing_key_names_the_variable(tmp_path: Path, monkeypatch: pytest.Mo
 def test_ragas_against_a_dead_endpoint_stops_after_a_few_samples(monkeypatch: pytest.MonkeyPatch) -> None:
     """Nothing listens: the first samples fail to connect (up to the threshold, and those already
     in flight), every later one is skipped at once with the reason, and no value is made up."""
-    from evals.judges.faithfulness import RAGAS_BREAKER_THRESHOLD
+    from evals.score.judges.faithfulness import RAGAS_BREAKER_THRESHOLD
 
     monkeypatch.setenv("CITEVAL_TEST_RAGAS_KEY", "sk-test")
     samples = [FaithfulnessSample("Как часто?", f"Раз в год, пункт {i}.", [EVIDENCE]) for i in range(40)]
@@ -379,7 +380,7 @@ def test_six_hung_calls_do_not_starve_the_healthy_ones(tmp_path: Path, target: s
 
 def test_a_sync_call_time_starts_when_it_runs_not_when_queued(tmp_path: Path) -> None:
     # 8 calls of 0.3 s through 2 slots: the last starts after ~1 s of queueing, yet none times out
-    from evals.backends.python_callable import ThreadCalls
+    from evals.run.backends.python_callable import ThreadCalls
 
     async def go():
         calls = ThreadCalls(concurrency=2, timeout=0.6, max_hung=2)

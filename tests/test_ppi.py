@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evals.ppi import labels_needed, labels_needed_line, ppi_estimate
+from evals.score.ppi import labels_needed, labels_needed_line, ppi_estimate
 
 
 def test_hand_worked_estimate():
@@ -129,7 +129,8 @@ def test_score_run_writes_ppi_when_raters_labelled_part_of_the_run(tmp_path):
     answered questions — supported on even ones, unsupported on odd ones — and the run is scored
     again. Its scores.json holds ppi.<metric> with the rater's values on those 40 and the judge's
     on all of them, the labels-needed line, and the judge-only and human-only means beside it."""
-    from evals import score_run, start_run
+    from evals.run.runner import start_run
+    from evals.score.scoring import score_run
 
     run = start_run(DEMO, f"replay:{DEMO / 'answers' / 'second_system.jsonl'}", out=tmp_path, run_id="r").run_dir
     first = score_run(run, judge="offline")
@@ -156,7 +157,7 @@ def test_score_run_writes_ppi_when_raters_labelled_part_of_the_run(tmp_path):
     on_disk = json.loads((run / "scores.json").read_text(encoding="utf-8"))["ppi"]["citation_correctness"]
     assert on_disk["n_labelled"] == 40 and on_disk["labels_needed"]["width"] == 0.1
     assert "labels needed for citation_correctness ±0.05:" in scores.to_text()
-    from evals.report import render_report
+    from evals.report.render import render_report
 
     html = render_report([run], tmp_path / "report.html").path.read_text(encoding="utf-8")
     assert "prediction-powered estimates" in html

@@ -18,20 +18,13 @@ from factories import sha, write_jsonl
 from typer.testing import CliRunner
 
 from cli import app
-from evals import DataError, Registry, UsageError, score_run, start_run
-from evals.probe import (
-    PROBE_CASES,
-    PROBE_DATASET,
-    PROBE_JSON,
-    generate,
-    judge_probe,
-    load_probe,
-    load_probe_gates,
-    probe_report_html,
-    probe_section_html,
-    run_probe,
-)
-from evals.runner import load_manifest, load_questions
+from evals import Registry
+from evals.errors import DataError, UsageError
+from evals.probe import generate
+from evals.probe.core import PROBE_CASES, PROBE_DATASET, PROBE_JSON, judge_probe, load_probe_gates, run_probe
+from evals.probe.render import load_probe, probe_report_html, probe_section_html
+from evals.run.runner import load_manifest, load_questions, start_run
+from evals.score.scoring import score_run
 
 ROOT = Path(__file__).resolve().parent.parent
 MANAGEMENT = "revoked_edition,unsupported_number,phantom_marker,forbidden_document"
@@ -253,8 +246,8 @@ def test_reference_answers_from_exactly_the_given_context(dataset: Path) -> None
     import asyncio
     from datetime import datetime, timezone
 
-    from evals.backends.reference import ReferenceBackend
-    from evals.data.models import Question
+    from evals.contract.models import Question
+    from evals.run.backends.reference import ReferenceBackend
 
     registry = Registry.load(dataset)
     records = generate(registry, load_questions(dataset), ["altered_fact"], datetime(2026, 1, 1, tzinfo=timezone.utc))
@@ -437,7 +430,7 @@ def test_interrupted_probe_resumes_and_asks_only_what_is_missing(dataset: Path, 
 
 
 def test_run_report_has_the_probe_section(dataset: Path, tmp_path: Path) -> None:
-    from evals import render_report
+    from evals.report.render import render_report
 
     result = run_probe(dataset, "python:probe_backends:memorised", kinds="altered_fact", out=tmp_path / "runs",
                        run_id="rep")

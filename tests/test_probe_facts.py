@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from evals.data.text import extract_numbers
 from evals.probe.facts import alternatives, fact_of, stated_figures, states
+from evals.text.normalize import extract_numbers
 
 
 def first(text: str):  # noqa: ANN201 - a NumberMention

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from cli import app
 from evals.errors import DataError
-from evals.gates import load_gates
-from evals.probe.gate import gate_probe_run, is_probe_only_gates
+from evals.gate.core import load_gates
+from evals.gate.probe import gate_probe_run, is_probe_only_gates
 
 runner = CliRunner()
 

@@ -10,22 +10,12 @@ from typer.testing import CliRunner
 
 from cli import app
 from evals.errors import DataError, DatasetInvalid, UsageError
-from evals.quotes import (
-    BUILTIN,
-    Placement,
-    QuoteAnswer,
-    embedding_available,
-    get_matcher,
-    iou,
-    locate_quote,
-    mcnemar,
-    placement_metrics,
-    quote_difference,
-    read_quotes,
-    split_fragments,
-    tune_threshold,
-)
-from evals.quotes.evaluate import Offer, sweep
+from evals.quotes.evaluate import Offer, iou, mcnemar, placement_metrics, sweep, tune_threshold
+from evals.quotes.fragments import split_fragments
+from evals.quotes.locate import locate_quote, quote_difference
+from evals.quotes.matchers import BUILTIN, embedding_available, get_matcher
+from evals.quotes.models import Placement, QuoteAnswer
+from evals.quotes.reader import read_quotes
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "datasets" / "demo"
@@ -475,7 +465,8 @@ def test_data_validate_checks_quotes_files(tmp_path):
 
 @pytest.mark.slow
 def test_every_shipped_default_threshold_is_the_one_tuning_picks_on_the_demo():
-    from evals.quotes import DEFAULT_THRESHOLDS, evaluate_quotes, parse_matchers
+    from evals.quotes.evaluate import evaluate_quotes
+    from evals.quotes.matchers import DEFAULT_THRESHOLDS, parse_matchers
 
     names = [n for n in parse_matchers("all") if n in DEFAULT_THRESHOLDS]
     doc = evaluate_quotes(read_quotes(DEMO), names, tune=True).summary()

@@ -11,16 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from cli import app
-from evals.quotes import read_quotes
 from evals.quotes.inject import build_injection, inject_answers
 from evals.quotes.models import Placement, QuoteAnswer
-from evals.quotes.telegram import (
-    check_message,
-    escape_html,
-    escape_markdown_v2,
-    parse_message,
-    utf16_length,
-)
+from evals.quotes.reader import read_quotes
+from evals.quotes.telegram import check_message, escape_html, escape_markdown_v2, parse_message, utf16_length
 
 DEMO = Path(__file__).resolve().parent.parent / "datasets" / "demo" / "quotes" / "answers.jsonl"
 runner = CliRunner()

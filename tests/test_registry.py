@@ -5,8 +5,8 @@ from datetime import datetime, timezone
 
 from factories import write_dataset
 
-from evals.data import Evidence, Registry, User, Version, VersionStatus, default_chunk_id
-from evals.data.models import AclEntry, Document
+from evals.contract.models import AclEntry, Document, Evidence, User, Version, VersionStatus
+from evals.data.registry import Registry, default_chunk_id
 
 
 def t(text: str) -> datetime:

@@ -7,11 +7,11 @@ import pytest
 from fpdf import FPDF
 from PIL import Image
 
-from evals.data import Registry
-from evals.data.ingest import ingest
-from evals.data.models import BBox
+from evals.contract.models import BBox
+from evals.data.registry import Registry
 from evals.data.render import HIGHLIGHT_FILL, render_chunk_region, render_page_region
 from evals.errors import DataError
+from evals.ingest.sources import ingest
 
 
 def blank_pdf(path, pages=2):
@@ -72,7 +72,7 @@ def test_render_chunk_region_uses_the_registry_copy_of_the_pdf(tmp_path):
 
 
 def test_page_link_opens_the_edition_at_the_page():
-    from evals.data import Version
+    from evals.contract.models import Version
     from evals.data.render import page_link
 
     base = {"version_id": "v", "document_id": "d", "revision": 1, "content_sha256": "x", "effective_from": "2024-01-01"}

@@ -15,22 +15,15 @@ from factories import TEXT_B1, dataset_rows, sha, write_dataset, write_jsonl
 from typer.testing import CliRunner
 
 from cli import app
-from evals import RunOptions, score_run, start_run
 from evals.errors import DataError, UsageError
-from evals.metrics import AnswerScore, scores_document
-from evals.report import (
-    compare_runs,
-    load_run,
-    mcnemar_exact,
-    paired_mean_test,
-    paired_ratio_test,
-    parse_since,
-    question_passed,
-    render_report,
-    render_weekly,
-    safe_url,
-    week_name,
-)
+from evals.report.compare import compare_runs
+from evals.report.load import load_run
+from evals.report.render import parse_since, render_report, render_weekly, week_name
+from evals.report.stats import mcnemar_exact, paired_mean_test, paired_ratio_test, question_passed
+from evals.report.views import safe_url
+from evals.run.runner import RunOptions, start_run
+from evals.score.metrics import AnswerScore, scores_document
+from evals.score.scoring import score_run
 
 SCRIPT = "<script>window.__citeval_xss = 1</script>"
 IMG = '"><img src=x onerror="window.__citeval_xss = 2">'
@@ -373,7 +366,7 @@ def test_the_drilldown_shows_every_citation_with_its_edition_status(payload_repo
 
 
 def test_environment_escapes_every_template():
-    from evals.report import environment
+    from evals.report.render import environment
 
     env = environment()
     for name in env.list_templates(extensions=["j2"]):
@@ -402,7 +395,7 @@ def test_agreement_and_judge_agreement_are_shown_when_present(tmp_path):
 
 
 def test_a_torn_last_answer_line_is_left_out_and_the_file_is_untouched(tmp_path):
-    from evals.runfolder import read_answers
+    from evals.store.runfolder import read_answers
 
     path = tmp_path / "answers.jsonl"
     whole = json.dumps({"question_id": "q1", "status": "abstained"}) + "\n"

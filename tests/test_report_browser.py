@@ -13,7 +13,7 @@ import pytest
 from browser import keep_screenshot, need_chromium, opened_report
 from test_report import NOW, payload_runs
 
-from evals.report import render_report
+from evals.report.render import render_report
 
 
 @pytest.mark.slow

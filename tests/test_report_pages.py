@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from evals import score_run, start_run
-from evals.report import render_report
+from evals.report.render import render_report
+from evals.run.runner import start_run
+from evals.score.scoring import score_run
 
 DEMO = Path(__file__).resolve().parent.parent / "datasets" / "demo"
 PDF_DOCUMENT = "medical-gases"

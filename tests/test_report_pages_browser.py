@@ -13,7 +13,7 @@ import pytest
 from browser import need_chromium, opened_report
 from test_report_pages import pdf_run
 
-from evals.report import render_report
+from evals.report.render import render_report
 
 
 @pytest.mark.slow

@@ -14,9 +14,9 @@ from test_report import NOW, SCRIPT, answer_score, parse, synthetic_run
 from typer.testing import CliRunner
 
 from cli import app
-from evals.quotes import evaluate_path
-from evals.report import render_report, render_weekly
+from evals.quotes.evaluate import evaluate_path
 from evals.report.quotes import Segment, load_quote_section, recommended_matcher, segments
+from evals.report.render import render_report, render_weekly
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "datasets" / "demo"

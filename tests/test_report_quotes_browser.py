@@ -12,8 +12,8 @@ import pytest
 from browser import keep_screenshot, need_chromium, opened_report
 from test_report import NOW, SCRIPT, answer_score, synthetic_run
 
-from evals.quotes import evaluate_path
-from evals.report import render_report
+from evals.quotes.evaluate import evaluate_path
+from evals.report.render import render_report
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -16,9 +16,10 @@ from factories import write_dataset, write_jsonl
 from typer.testing import CliRunner
 
 from cli import app
-from evals import RunOptions, resume_run, start_run
-from evals.backends import anthropic_to_answer, redact_spec
 from evals.errors import UsageError
+from evals.run.backends import redact_spec
+from evals.run.backends.anthropic import anthropic_to_answer
+from evals.run.runner import RunOptions, resume_run, start_run
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "datasets" / "demo"
@@ -213,7 +214,7 @@ def test_sigkill_three_times_then_identical_to_uninterrupted(tmp_path):
 def test_bundled_anthropic_sample_replays_clean(tmp_path):
     """datasets/demo/answers/anthropic-sample.jsonl: six Claude-format answers with char_location
     citations into the editions' full texts; every citation must check out."""
-    from evals import score_run
+    from evals.score.scoring import score_run
 
     run = start_run(DEMO, f"replay:{DEMO / 'answers' / 'anthropic-sample.jsonl'}", out=tmp_path, run_id="a").run_dir
     scores = score_run(run, judge="none").scores
@@ -272,6 +273,6 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes(tmp_path):
     ("http://127.0.0.1:9/answer", "http://127.0.0.1:9/answer"),
 ])
 def test_http_spec_forms(spec, url):
-    from evals.backends import make_backend
+    from evals.run.backends import make_backend
 
     assert make_backend(spec).url == url

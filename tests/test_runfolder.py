@@ -13,10 +13,12 @@ import pytest
 from typer.testing import CliRunner
 
 from cli import app
-from evals import RunFolder, RunOptions, score_run, start_run
-from evals.data.models import Judgment, parse_time
-from evals.labels import write_tasks_file
-from evals.precedence import chosen_labels, latest_by_source
+from evals.contract.models import Judgment, parse_time
+from evals.contract.precedence import chosen_labels, latest_by_source
+from evals.label.push import write_tasks_file
+from evals.run.runner import RunOptions, start_run
+from evals.score.scoring import score_run
+from evals.store.runfolder import RunFolder
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "datasets" / "demo"
@@ -142,15 +144,15 @@ def test_reading_a_run_never_writes_and_per_question_rows_are_typed(tmp_path: Pa
 def test_the_report_template_fails_on_an_undefined_name() -> None:
     import jinja2
 
-    from evals.report import environment
+    from evals.report.render import environment
 
     with pytest.raises(jinja2.UndefinedError):
         environment().from_string("{{ scores.no_such_section }}").render(scores={})
 
 
 def test_a_metric_another_stage_adds_is_averaged_and_read_back_typed() -> None:
-    from evals.metrics import AnswerScore, build_scores
-    from evals.scores import QuestionScore, Scores
+    from evals.contract.scores import QuestionScore, Scores
+    from evals.score.metrics import AnswerScore, build_scores
 
     rows = []
     for qid, recall in (("a", 1.0), ("b", 0.5), ("c", None)):

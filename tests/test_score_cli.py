@@ -8,7 +8,7 @@ from factories import write_dataset, write_replay
 from typer.testing import CliRunner
 
 from cli import app
-from evals import start_run
+from evals.run.runner import start_run
 
 runner = CliRunner()
 DEMO = Path(__file__).resolve().parent.parent / "datasets" / "demo"

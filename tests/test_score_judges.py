@@ -9,9 +9,9 @@ from servers.fixtures import fake_openai  # noqa: F401
 from typer.testing import CliRunner
 
 from cli import app
-from evals import start_run
-from evals.data import Judgment
-from evals.data.jsonl import JsonlAppender
+from evals.contract.models import Judgment
+from evals.run.runner import start_run
+from evals.store.jsonl import JsonlAppender
 
 runner = CliRunner()
 

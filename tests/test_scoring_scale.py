@@ -15,17 +15,17 @@ from servers.fixtures import fake_openai  # noqa: F401  (pytest fixture)
 from typer.testing import CliRunner
 
 from cli import app
-from evals import RunFolder, score_run
-from evals.answerindex import AnswerIndex, read_lines
-from evals.columns import MetricColumn
+from evals.contract.scores import QuestionScore
 from evals.errors import CitevalError, DataError
-from evals.judges import LlmConfig
-from evals.judges.cache import VerdictCache
-from evals.metrics import AnswerScore, build_scores
-from evals.runner import dataset_ref
-from evals.scores import QuestionScore
-from evals.scoring import UNSTABLE_FIELDS
-from evals.shard import score_shard
+from evals.run.runner import dataset_ref
+from evals.score.columns import MetricColumn
+from evals.score.judges.cache import VerdictCache
+from evals.score.judges.llm import LlmConfig
+from evals.score.metrics import AnswerScore, build_scores
+from evals.score.scoring import UNSTABLE_FIELDS, score_run
+from evals.score.shard import score_shard
+from evals.store.answerindex import AnswerIndex, read_lines
+from evals.store.runfolder import RunFolder
 
 runner = CliRunner()
 ANSWERED = "Обучение проводится не реже одного раза в 12 месяцев."

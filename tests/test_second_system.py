@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from evals import score_run, start_run
+from evals.run.runner import start_run
+from evals.score.scoring import score_run
 
 DEMO = Path(__file__).resolve().parent.parent / "datasets" / "demo"
 SECOND = DEMO / "answers" / "second_system.jsonl"

@@ -1,6 +1,6 @@
 """Normalization, sentence splitting and number extraction on hand-worked Russian examples."""
 
-from evals.data.text import extract_numbers, locate, normalize, split_sentences
+from evals.text.normalize import extract_numbers, locate, normalize, split_sentences
 
 
 def test_normalize_folds_typography():
@@ -75,7 +75,7 @@ def test_ranges_are_linked():
 def test_fast_normalize_equals_the_mapped_one():
     from pathlib import Path
 
-    from evals.data.text import normalize_with_map
+    from evals.text.normalize import normalize_with_map
 
     samples = [
         "«Ёлка» — обу-\nчения\u00a0и\u00adли „x“", "a-\n\n b", "Ǆ ﬁ ＡＢＣ ½ Ⅻ", "e\u0301 ё е\u0308", "x -\t\n y",

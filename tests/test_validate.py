@@ -129,7 +129,7 @@ def test_questions_from_csv_report_their_row(tmp_path):
 def test_questions_from_parquet(tmp_path):
     import pandas as pd
 
-    from evals.data import read_questions
+    from evals.store.jsonl import read_questions
 
     path = tmp_path / "q.parquet"
     pd.DataFrame(

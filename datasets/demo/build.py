@@ -18,7 +18,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from evals.data import Registry, ingest, locate
+from evals.data.registry import Registry
+from evals.ingest.sources import ingest
+from evals.text.normalize import locate
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -4,7 +4,7 @@
 such a table; `report` computes every field's agreement; `io` reads and writes files.
 """
 
-from .io import (
+from evals.agreement.io import (
     AGREEMENT_FILE,
     AdjudicationResult,
     AgreeResult,
@@ -17,8 +17,15 @@ from .io import (
     read_resolved,
     write_agreement,
 )
-from .report import AgreementReport, Context, Disagreement, FieldAgreement, compute_agreement, render_text
-from .stats import (
+from evals.agreement.report import (
+    AgreementReport,
+    Context,
+    Disagreement,
+    FieldAgreement,
+    compute_agreement,
+    render_text,
+)
+from evals.agreement.stats import (
     Estimate,
     Interval,
     bootstrap_ci,
@@ -30,7 +37,7 @@ from .stats import (
     percent_agreement,
     with_ci,
 )
-from .table import FIELD_GRAIN, FIELDS, AgreementTable, UnitKey, agreement_table
+from evals.agreement.table import FIELD_GRAIN, FIELDS, AgreementTable, UnitKey, agreement_table
 
 __all__ = [
     "AGREEMENT_FILE", "FIELDS", "FIELD_GRAIN",

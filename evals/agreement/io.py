@@ -11,8 +11,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from ..atomic import require_complete_score
-from ..data.jsonl import (
+from evals.agreement.report import AgreementReport, Context, compute_agreement
+from evals.agreement.stats import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
+from evals.contract.models import JUDGMENT_VALUES, Judgment, JudgmentField
+from evals.contract.precedence import ADJUDICATED, FIELD_GRAIN, UnitKey, grain_problem, latest_by_source, unit_key
+from evals.errors import CitevalError, DataError, UsageError
+from evals.store.atomic import require_complete_score
+from evals.store.jsonl import (
     JsonlAppender,
     iter_json_lines,
     load_questions,
@@ -20,12 +25,15 @@ from ..data.jsonl import (
     validation_errors,
     write_json_atomic,
 )
-from ..data.models import JUDGMENT_VALUES, Judgment, JudgmentField
-from ..errors import CitevalError, DataError, UsageError
-from ..precedence import ADJUDICATED, FIELD_GRAIN, UnitKey, grain_problem, latest_by_source, unit_key
-from ..runfolder import AGREEMENT, JUDGMENTS, MANIFEST, RunFolder, read_judgments, recorded, recorded_run_id
-from .report import AgreementReport, Context, compute_agreement
-from .stats import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
+from evals.store.runfolder import (
+    AGREEMENT,
+    JUDGMENTS,
+    MANIFEST,
+    RunFolder,
+    read_judgments,
+    recorded,
+    recorded_run_id,
+)
 
 JUDGMENTS_FILE = JUDGMENTS
 AGREEMENT_FILE = AGREEMENT
@@ -44,7 +52,7 @@ def locate(target: Path | str) -> tuple[Path, Path | None]:
         judgments = path / JUDGMENTS_FILE
         if not judgments.is_file():
             raise DataError(path, None, f"no {JUDGMENTS_FILE} in this folder (is it a run folder?)")
-        require_complete_score(path)  # not the labels of a `score` killed halfway (evals.atomic)
+        require_complete_score(path)  # not the labels of a `score` killed halfway (evals.store.atomic)
         return judgments, path
     if not path.exists():
         raise DataError(path, None, "file not found")
@@ -249,7 +257,7 @@ def judges_against_people(judgments: list[Judgment]) -> dict[str, Any]:
     judges = any(j.field == "support" and j.source.startswith("auto:") for j in judgments)
     if not (people and judges):
         return {}
-    from ..judges.agreement import judge_agreement
+    from evals.score.judges.agreement import judge_agreement
 
     return judge_agreement(judgments)
 

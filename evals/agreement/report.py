@@ -12,8 +12,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from ..data.models import Judgment
-from .stats import (
+from evals.agreement.stats import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -26,7 +25,8 @@ from .stats import (
     percent_agreement,
     with_ci,
 )
-from .table import FIELDS, AgreementTable, UnitKey, agreement_table
+from evals.agreement.table import FIELDS, AgreementTable, UnitKey, agreement_table
+from evals.contract.models import Judgment
 
 # `support` is ordered; cannot_judge is not a point on that scale, so the ordinal
 # statistics treat it as a missing label.

@@ -36,7 +36,7 @@ import krippendorff
 import numpy as np
 import numpy.typing as npt
 
-from ..bootstrap import CONFIDENCE, MIN_VALID, RESAMPLES, SEED, generator
+from evals.stats.bootstrap import CONFIDENCE, MIN_VALID, RESAMPLES, SEED, generator
 
 Table = Sequence[Sequence[Any]]
 Weights = Literal["linear", "quadratic"]
@@ -44,7 +44,7 @@ Level = Literal["nominal", "ordinal", "interval"]
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-# One seed, resample count and level for every interval citeval reports (evals.bootstrap).
+# One seed, resample count and level for every interval citeval reports (evals.stats.bootstrap).
 DEFAULT_RESAMPLES = RESAMPLES
 DEFAULT_SEED = SEED
 DEFAULT_CONFIDENCE = CONFIDENCE

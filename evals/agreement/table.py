@@ -14,8 +14,16 @@ from dataclasses import dataclass
 from dataclasses import field as dc_field
 from typing import Any
 
-from ..data.models import JUDGMENT_VALUES, Judgment
-from ..precedence import ADJUDICATED, FIELD_GRAIN, HUMAN_PREFIX, UnitKey, is_rater, latest_by_source, unit_key
+from evals.contract.models import JUDGMENT_VALUES, Judgment
+from evals.contract.precedence import (
+    ADJUDICATED,
+    FIELD_GRAIN,
+    HUMAN_PREFIX,
+    UnitKey,
+    is_rater,
+    latest_by_source,
+    unit_key,
+)
 
 __all__ = [
     "ADJUDICATED", "FIELDS", "FIELD_GRAIN", "HUMAN_PREFIX", "AgreementTable", "UnitKey", "agreement_table",

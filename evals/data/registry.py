@@ -9,11 +9,11 @@ from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 
-from ..errors import DataError
-from ..reading import read_text
-from .jsonl import read_jsonl
-from .models import Chunk, Document, Evidence, User, Version, VersionStatus
-from .text import collapse_whitespace
+from evals.contract.models import Chunk, Document, Evidence, User, Version, VersionStatus
+from evals.errors import DataError
+from evals.store.jsonl import read_jsonl
+from evals.store.reading import read_text
+from evals.text.normalize import collapse_whitespace
 
 
 def default_chunk_id(version_id: str, heading_path: Iterable[str], text: str) -> str:

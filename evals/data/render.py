@@ -12,9 +12,9 @@ import io
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import DataError
-from .models import BBox, Chunk, Version
-from .registry import Registry
+from evals.contract.models import BBox, Chunk, Version
+from evals.data.registry import Registry
+from evals.errors import DataError
 
 HIGHLIGHT_FILL = (255, 214, 0, 96)  # translucent yellow: the text stays readable under it
 HIGHLIGHT_OUTLINE = (214, 40, 40, 255)

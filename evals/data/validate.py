@@ -10,12 +10,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import DataError, DatasetInvalid
-from ..reading import read_text
-from .jsonl import iter_json_lines, questions_file, read_questions, validation_errors
-from .models import Chunk, Document, Version
-from .registry import sha256_text
-from .text import normalize
+from evals.contract.models import Chunk, Document, Version
+from evals.data.registry import sha256_text
+from evals.errors import DataError, DatasetInvalid
+from evals.store.jsonl import iter_json_lines, questions_file, read_questions, validation_errors
+from evals.store.reading import read_text
+from evals.text.normalize import normalize
 
 DEFAULT_LIMIT = 50
 SHOWN_PROBLEMS = 10  # problems listed in a refusal's message
@@ -93,7 +93,7 @@ def validate_dataset(dataset: Path | str, now: datetime | None = None) -> Valida
     )
     _summarize(report, documents, versions, chunks, now)
     report.questions_by_tier = dict(tiers)
-    from ..quotes.reader import validate_quotes_folder  # DATASET/quotes/*.jsonl (DESIGN 9), when present
+    from evals.quotes.reader import validate_quotes_folder  # DATASET/quotes/*.jsonl (DESIGN 9), when present
 
     validate_quotes_folder(root, report.problems)
     return report

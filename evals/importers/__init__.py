@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import UsageError
-from .alce import read_alce
-from .build import ImportReport, Passage, PeerRecord, write_dataset
-from .ragas_file import read_ragas
-from .ragchecker import read_ragchecker
+from evals.errors import UsageError
+from evals.importers.alce import read_alce
+from evals.importers.build import ImportReport, Passage, PeerRecord, write_dataset
+from evals.importers.ragas_file import read_ragas
+from evals.importers.ragchecker import read_ragchecker
 
 PEER_FORMATS = ("alce", "ragchecker", "ragas")
 

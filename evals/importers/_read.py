@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import DataError
+from evals.errors import DataError
 
 
 def text_field(item: dict[str, Any], key: str, where: str, *, required: bool = True) -> str | None:

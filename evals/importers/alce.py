@@ -13,10 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..data.jsonl import read_json
-from ..errors import DataError
-from ._read import list_field, text_field
-from .build import Passage, PeerRecord
+from evals.errors import DataError
+from evals.importers._read import list_field, text_field
+from evals.importers.build import Passage, PeerRecord
+from evals.store.jsonl import read_json
 
 ID_KEYS = ("sample_id", "id", "question_id")
 GOLD_KEYS = ("qa_pairs", "claims", "answers", "annotations")

@@ -33,10 +33,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..data.jsonl import dump_line
-from ..data.models import Answer, Chunk, Document, Evidence, Gold, Question, Version
-from ..data.registry import default_chunk_id, sha256_text
-from ..errors import DataError, UsageError
+from evals.contract.models import Answer, Chunk, Document, Evidence, Gold, Question, Version
+from evals.data.registry import default_chunk_id, sha256_text
+from evals.errors import DataError, UsageError
+from evals.store.jsonl import dump_line
 
 EDITION_FROM = datetime(1970, 1, 1, tzinfo=timezone.utc)  # no date in the peer formats: in force for any asked_at
 PASSAGE_SEPARATOR = "\n\n"
@@ -206,7 +206,7 @@ def write_dataset(
     force: bool = False,
 ) -> ImportReport:
     """Write DATASET (registry, questions.jsonl) and the replay file from peer records."""
-    from ..data.validate import DatasetNotValid, validate_dataset
+    from evals.data.validate import DatasetNotValid, validate_dataset
 
     out = Path(out)
     if not records:

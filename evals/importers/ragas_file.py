@@ -19,9 +19,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..data.jsonl import read_json
-from ..errors import DataError
-from .build import Passage, PeerRecord, text_source
+from evals.errors import DataError
+from evals.importers.build import Passage, PeerRecord, text_source
+from evals.store.jsonl import read_json
 
 LIST_COLUMNS = ("retrieved_contexts", "reference_contexts", "retrieved_context_ids", "reference_context_ids")
 ID_COLUMNS = ("question_id", "id", "sample_id")

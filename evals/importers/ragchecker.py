@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..data.jsonl import read_json
-from ..errors import DataError
-from ._read import list_field, text_field
-from .build import Passage, PeerRecord
+from evals.errors import DataError
+from evals.importers._read import list_field, text_field
+from evals.importers.build import Passage, PeerRecord
+from evals.store.jsonl import read_json
 
 LIST_KEYS = ("results", "input_data")
 

@@ -1,7 +1,7 @@
 """Probing the system under test (DESIGN 10): the management test of "verifiable, not decorative"
 citations and the counterfactual faithfulness probe, asked of the live system."""
 
-from .core import (
+from evals.probe.core import (
     PROBE_CASES,
     PROBE_DATASET,
     PROBE_JSON,
@@ -15,9 +15,9 @@ from .core import (
     resume_probe,
     run_probe,
 )
-from .generate import COUNTERFACTUAL_KINDS, MANAGEMENT_KINDS, PROBE_KINDS, generate
-from .outcomes import CaseOutcome, classify
-from .render import load_probe, probe_markdown, probe_report_html, probe_section_html
+from evals.probe.generate import COUNTERFACTUAL_KINDS, MANAGEMENT_KINDS, PROBE_KINDS, generate
+from evals.probe.outcomes import CaseOutcome, classify
+from evals.probe.render import load_probe, probe_markdown, probe_report_html, probe_section_html
 
 __all__ = [
     "COUNTERFACTUAL_KINDS",

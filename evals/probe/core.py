@@ -22,14 +22,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..data.jsonl import iter_json_lines, write_json_atomic, write_jsonl_atomic
-from ..data.registry import Registry
-from ..errors import DataError, UsageError
-from ..metrics import SEED, mean_metric
-from ..runner import RunOptions, load_manifest, load_questions, resume_run, start_run
-from ..scoring import score_run
-from .generate import COUNTERFACTUAL_KINDS, PROBE_KINDS, generate
-from .outcomes import (
+from evals.data.registry import Registry
+from evals.errors import DataError, UsageError
+from evals.probe.generate import COUNTERFACTUAL_KINDS, PROBE_KINDS, generate
+from evals.probe.outcomes import (
     ABSTAINED,
     DECORATIVE,
     DISTINGUISHED,
@@ -41,6 +37,10 @@ from .outcomes import (
     CaseOutcome,
     classify,
 )
+from evals.run.runner import RunOptions, load_manifest, load_questions, resume_run, start_run
+from evals.score.metrics import SEED, mean_metric
+from evals.score.scoring import score_run
+from evals.store.jsonl import iter_json_lines, write_json_atomic, write_jsonl_atomic
 
 PROBE_JSON = "probe.json"
 PROBE_CASES = "probe_cases.jsonl"
@@ -87,7 +87,7 @@ def _line_of(text: str, key: str) -> int | None:
 def load_probe_gates(path: Path | str | None) -> ProbeGates:
     """The `[probe]` table of a gates file (default: the shipped one); none there: no probe gate."""
     if path is None:
-        from ..gates import default_gates_path
+        from evals.gate.core import default_gates_path
 
         path, explicit = default_gates_path(), False
     else:
@@ -95,7 +95,7 @@ def load_probe_gates(path: Path | str | None) -> ProbeGates:
     path = Path(path)
     if not explicit and not path.exists():
         return ProbeGates()
-    from ..gates.config import parse_toml, read_toml
+    from evals.gate.config import parse_toml, read_toml
 
     source = read_toml(path)  # as the scores gates are read: strict UTF-8 naming the line, BOM, CR LF
     text, doc = source.text, parse_toml(source)

@@ -14,8 +14,8 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
 
-from ..data.text import MARKER_PATTERN, NumberMention, strip_markers
-from ..data.text import extract_numbers as _extract_numbers
+from evals.text.normalize import MARKER_PATTERN, NumberMention, strip_markers
+from evals.text.normalize import extract_numbers as _extract_numbers
 
 _UNIT_WORD = re.compile(r"^[\s\u00a0\u202f\u2009]*([^\W\d_]+)")
 # Two letters tell "месяцев" from "часов" and still join "дней", "дня" and "день".
@@ -34,7 +34,7 @@ def _cached_numbers(text: str) -> tuple[NumberMention, ...]:
 
 
 def extract_numbers(text: str) -> list[NumberMention]:
-    """evals.data.text.extract_numbers, cached: registry chunks are read many times over."""
+    """evals.text.normalize.extract_numbers, cached: registry chunks are read many times over."""
     return list(_cached_numbers(text))
 
 

@@ -17,11 +17,11 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..data.models import Chunk, Question, User, VersionStatus
-from ..data.registry import Registry
-from ..data.text import normalize
-from ..data.tokens import content_tokens
-from .facts import Fact, alternatives, extract_numbers, fact_of, may_state, mentions_of, states, unit_word
+from evals.contract.models import Chunk, Question, User, VersionStatus
+from evals.data.registry import Registry
+from evals.probe.facts import Fact, alternatives, extract_numbers, fact_of, may_state, mentions_of, states, unit_word
+from evals.text.normalize import normalize
+from evals.text.tokens import content_tokens
 
 MANAGEMENT_KINDS = ("revoked_edition", "unsupported_number", "phantom_marker", "forbidden_document")
 COUNTERFACTUAL_KINDS = ("altered_fact", "removed_evidence")

@@ -14,11 +14,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..checks import AnswerCheck, claims_of
-from ..data.models import Answer, Evidence
-from ..data.registry import Registry
-from ..data.text import MARKER_IDS, normalize
-from .facts import Fact, stated_figures, states
+from evals.contract.models import Answer, Evidence
+from evals.data.registry import Registry
+from evals.probe.facts import Fact, stated_figures, states
+from evals.score.checks import AnswerCheck, claims_of
+from evals.text.normalize import MARKER_IDS, normalize
 
 DISTINGUISHED = "distinguished"
 DECORATIVE = "decorative"

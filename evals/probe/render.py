@@ -9,10 +9,10 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from ..data.jsonl import iter_json_lines
-from ..errors import DataError
-from .core import PROBE_CASES, PROBE_JSON
-from .generate import PROBE_KINDS
+from evals.errors import DataError
+from evals.probe.core import PROBE_CASES, PROBE_JSON
+from evals.probe.generate import PROBE_KINDS
+from evals.store.jsonl import iter_json_lines
 
 # Worst first: what a reader must see before what went right.
 OUTCOME_ORDER = (

@@ -12,7 +12,7 @@ Injecting quotes into an answer (Telegram, Label Studio, production logs) builds
 Matcher.place and Placement.placed_at.
 """
 
-from .evaluate import (
+from evals.quotes.evaluate import (
     IOU_CORRECT,
     QuoteEvaluation,
     evaluate_path,
@@ -24,11 +24,18 @@ from .evaluate import (
     run_matcher,
     tune_threshold,
 )
-from .fragments import Fragment, split_fragments
-from .locate import QuoteLocation, describe_near_miss, locate_quote, quote_difference
-from .matchers import BUILTIN, DEFAULT_THRESHOLDS, Matcher, embedding_available, get_matcher, parse_matchers
-from .models import GoldPlacement, Placement, QuoteAnswer, QuoteCitation
-from .reader import check_quotes_file, quote_files, read_quotes, validate_quotes_folder
+from evals.quotes.fragments import Fragment, split_fragments
+from evals.quotes.locate import QuoteLocation, describe_near_miss, locate_quote, quote_difference
+from evals.quotes.matchers import (
+    BUILTIN,
+    DEFAULT_THRESHOLDS,
+    Matcher,
+    embedding_available,
+    get_matcher,
+    parse_matchers,
+)
+from evals.quotes.models import GoldPlacement, Placement, QuoteAnswer, QuoteCitation
+from evals.quotes.reader import check_quotes_file, quote_files, read_quotes, validate_quotes_folder
 
 __all__ = [
     "BUILTIN",

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from ..data.text import split_sentences
+from evals.text.normalize import split_sentences
 
 SentenceSplitter = Literal["citeval", "razdel"]
 SENTENCE_SPLITTERS: tuple[str, ...] = ("citeval", "razdel")

@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from ..data.jsonl import write_jsonl_atomic
-from ..errors import UsageError
-from .matchers import get_matcher
-from .models import Placement, QuoteAnswer, Span
-from .reader import read_quotes
-from .telegram import MESSAGE_LIMIT, PARSE_MODES, ParseMode, escape, parse_message, utf16_length
+from evals.errors import UsageError
+from evals.quotes.matchers import get_matcher
+from evals.quotes.models import Placement, QuoteAnswer, Span
+from evals.quotes.reader import read_quotes
+from evals.quotes.telegram import MESSAGE_LIMIT, PARSE_MODES, ParseMode, escape, parse_message, utf16_length
+from evals.store.jsonl import write_jsonl_atomic
 
 Style = Literal["inline", "footnote"]
 STYLES: tuple[str, ...] = ("inline", "footnote")

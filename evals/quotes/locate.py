@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..data.text import _FOLD, normalize, normalize_with_map
+from evals.text.normalize import _FOLD, normalize, normalize_with_map
 
 _FOLD_1TO1 = [(chr(k), v) for k, v in _FOLD.items() if isinstance(v, str) and len(v) == 1]
 

@@ -29,10 +29,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..data.jsonl import iter_json_lines, validation_errors, write_jsonl_atomic
-from ..data.models import parse_time
-from ..errors import DataError, DatasetInvalid, UsageError
-from .models import QuoteCitation
+from evals.contract.models import parse_time
+from evals.errors import DataError, DatasetInvalid, UsageError
+from evals.quotes.models import QuoteCitation
+from evals.store.jsonl import iter_json_lines, validation_errors, write_jsonl_atomic
 
 Z95 = 1.959963984540054  # the 97.5 % point of the standard normal
 ALPHA = 0.05

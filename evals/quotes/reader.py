@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ..data.jsonl import read_jsonl
-from ..errors import DataError, DatasetInvalid
-from .models import QuoteAnswer
+from evals.errors import DataError, DatasetInvalid
+from evals.quotes.models import QuoteAnswer
+from evals.store.jsonl import read_jsonl
 
 QUOTES_DIR = "quotes"
 

@@ -7,7 +7,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from .evaluate import METRICS
+from evals.quotes.evaluate import METRICS
 
 
 def _cell(metric: dict[str, Any] | None) -> str:

@@ -5,11 +5,26 @@ Content-Security-Policy that forbids scripts and outside requests, every untrust
 escaped by jinja2 and only http(s) URLs rendered as links.
 """
 
-from .compare import Comparison, Flip, PassComparison, compare_runs
-from .load import load_run
-from .render import ReportResult, environment, find_runs, parse_since, render_report, render_weekly, week_name
-from .stats import PASS_DEFINITION, PairedTest, mcnemar_exact, paired_mean_test, paired_ratio_test, question_passed
-from .views import safe_url
+from evals.report.compare import Comparison, Flip, PassComparison, compare_runs
+from evals.report.load import load_run
+from evals.report.render import (
+    ReportResult,
+    environment,
+    find_runs,
+    parse_since,
+    render_report,
+    render_weekly,
+    week_name,
+)
+from evals.report.stats import (
+    PASS_DEFINITION,
+    PairedTest,
+    mcnemar_exact,
+    paired_mean_test,
+    paired_ratio_test,
+    question_passed,
+)
+from evals.report.views import safe_url
 
 __all__ = [
     "PASS_DEFINITION",

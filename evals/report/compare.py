@@ -9,10 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from ..metrics import ABSTENTION, ALL_METRICS
-from ..runfolder import RunFolder
-from ..scores import QuestionScore
-from .stats import (
+from evals.contract.scores import QuestionScore
+from evals.report.stats import (
     ALPHA,
     PASS_DEFINITION,
     PairedTest,
@@ -21,7 +19,9 @@ from .stats import (
     paired_ratio_test,
     question_passed,
 )
-from .views import TIER_ORDER
+from evals.report.views import TIER_ORDER
+from evals.score.metrics import ABSTENTION, ALL_METRICS
+from evals.store.runfolder import RunFolder
 
 LOWER_IS_BETTER = frozenset({"error_rate"})
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..runfolder import DatasetCache, RunFolder
+from evals.store.runfolder import DatasetCache, RunFolder
 
 _DATASETS = DatasetCache()
 

@@ -17,8 +17,8 @@ from matplotlib import rc_context
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ..data.models import TIERS_BY_RISK
-from ..scores import MetricEntry
+from evals.contract.models import TIERS_BY_RISK
+from evals.contract.scores import MetricEntry
 
 TIER_COLORS = {"all": "#111827", "critical": "#c2410c", "policy": "#2563eb", "reference": "#0d9488"}
 VERDICT_COLORS = {"better": "#15803d", "worse": "#b91c1c", "same": "#6b7280"}

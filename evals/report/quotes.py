@@ -19,9 +19,9 @@ from typing import Any
 from matplotlib import rc_context
 from matplotlib.figure import Figure
 
-from ..data.jsonl import iter_json_lines, read_json_object
-from ..errors import CitevalError, DataError
-from .plots import RC, SERIES, Plot, _render
+from evals.errors import CitevalError, DataError
+from evals.report.plots import RC, SERIES, Plot, _render
+from evals.store.jsonl import iter_json_lines, read_json_object
 
 QUOTES_JSON = "quotes.json"
 PLACEMENTS = "placements.jsonl"

@@ -20,20 +20,20 @@ from typing import Any
 
 import jinja2
 
-from .._version import __version__
-from ..atomic import safe_file_name, score_set_problem, write_text
-from ..data.models import FINDING_DESCRIPTIONS, TIERS_BY_RISK
-from ..errors import CitevalError, DataError, UsageError
-from ..gates.core import GateConfig, GateResult, evaluate, load_gates
-from ..metrics import ALL_METRICS, PER_ANSWER
-from ..runfolder import MANIFEST, SCORES, RunFolder
-from ..scores import JudgeAgreement, MetricEntry
-from . import plots
-from .compare import Comparison, compare_runs
-from .load import load_run, now_utc
-from .quotes import QuoteSection, find_quote_labs, is_quote_lab, quote_sections
-from .stats import ALPHA, PASS_DEFINITION, question_passed
-from .views import QuestionView, drilldown, safe_url
+from evals._version import __version__
+from evals.contract.models import FINDING_DESCRIPTIONS, TIERS_BY_RISK
+from evals.contract.scores import JudgeAgreement, MetricEntry
+from evals.errors import CitevalError, DataError, UsageError
+from evals.gate.core import GateConfig, GateResult, evaluate, load_gates
+from evals.report import plots
+from evals.report.compare import Comparison, compare_runs
+from evals.report.load import load_run, now_utc
+from evals.report.quotes import QuoteSection, find_quote_labs, is_quote_lab, quote_sections
+from evals.report.stats import ALPHA, PASS_DEFINITION, question_passed
+from evals.report.views import QuestionView, drilldown, safe_url
+from evals.score.metrics import ALL_METRICS, PER_ANSWER
+from evals.store.atomic import safe_file_name, score_set_problem, write_text
+from evals.store.runfolder import MANIFEST, SCORES, RunFolder
 
 # the weekly variants table: short column names, so it fits the page
 VARIANT_COLUMNS = (
@@ -223,7 +223,7 @@ def _probe_section(run: RunFolder) -> Any:
     """probe.json's verdicts and cases, when the run is a probe (every untrusted string escaped there)."""
     from markupsafe import Markup
 
-    from ..probe import probe_report_html
+    from evals.probe.render import probe_report_html
 
     html = probe_report_html(run.path)
     return Markup(html) if html is not None else None
@@ -403,7 +403,7 @@ def find_runs(root: Path | str, since: datetime, until: datetime) -> tuple[list[
             notes.append(f"{folder.name}: not scored, left out")
             continue
         problem = score_set_problem(folder)
-        if problem:  # a score killed halfway (evals.atomic)
+        if problem:  # a score killed halfway (evals.store.atomic)
             notes.append(f"{folder.name}: left out ({problem})")
             continue
         try:

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 from scipy.stats import binomtest
 
-from ..bootstrap import CONFIDENCE, RESAMPLES, SEED, generator, resample_counts
-from ..scores import QuestionScore
+from evals.contract.scores import QuestionScore
+from evals.stats.bootstrap import CONFIDENCE, RESAMPLES, SEED, generator, resample_counts
 
 PERMUTATIONS = 4000
 BOOTSTRAP = RESAMPLES

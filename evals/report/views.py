@@ -10,15 +10,15 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..checks import claims_of
-from ..data.models import TIERS_BY_RISK, Answer, Chunk, Evidence, Finding, Version
-from ..data.registry import Registry
-from ..data.render import cached_chunk_region, cited_page, page_link
-from ..errors import DataError
-from ..metrics import PER_ANSWER
-from ..runfolder import RunFolder
-from ..scores import QuestionScore
-from .stats import question_passed
+from evals.contract.models import TIERS_BY_RISK, Answer, Chunk, Evidence, Finding, Version
+from evals.contract.scores import QuestionScore
+from evals.data.registry import Registry
+from evals.data.render import cached_chunk_region, cited_page, page_link
+from evals.errors import DataError
+from evals.report.stats import question_passed
+from evals.score.checks import claims_of
+from evals.score.metrics import PER_ANSWER
+from evals.store.runfolder import RunFolder
 
 TIER_ORDER = {tier: rank for rank, tier in enumerate(TIERS_BY_RISK)}
 SNIPPET = 360

@@ -10,8 +10,7 @@ import hashlib
 from datetime import datetime, timezone
 from pathlib import Path
 
-from evals.data.jsonl import write_json_atomic, write_jsonl_atomic
-from evals.data.models import (
+from evals.contract.models import (
     Answer,
     Chunk,
     Claim,
@@ -24,6 +23,7 @@ from evals.data.models import (
     RunManifest,
     Version,
 )
+from evals.store.jsonl import write_json_atomic, write_jsonl_atomic
 
 XSS = "<script>window.__citeval_xss = 1</script>"
 XSS_IMG = '<img src=x onerror="window.__citeval_xss = 2">'

@@ -33,11 +33,11 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from evals.checks import is_substantive
-from evals.data.jsonl import load_questions
-from evals.data.models import Chunk, GoldEvidence, Question, VersionStatus
+from evals.contract.models import Chunk, GoldEvidence, Question, VersionStatus
 from evals.data.registry import Registry
-from evals.data.text import normalize, split_sentences
+from evals.score.checks import is_substantive
+from evals.store.jsonl import load_questions
+from evals.text.normalize import normalize, split_sentences
 
 DATASET = Path(__file__).resolve().parents[1]
 OUT = Path(__file__).with_name("second_system.jsonl")

@@ -1,0 +1,219 @@
+"""A PDF edition's text per page, with every word's box, as an `EditionText` (pdfplumber).
+
+pdfplumber (pdfminer.six underneath) gives each character's box, font and size, so the text we
+build and the boxes we keep come from the same characters: a word's offsets into the edition's
+full text and its rectangle on the page cannot drift apart. Boxes are PDF points with the origin
+at the page's top left (pdfplumber's x0, top, x1, bottom).
+
+How the text is built:
+- words of a line are joined by one space, lines by a line break; a paragraph break ("\\n\\n")
+  where the gap to the next line is clearly larger than the body's line pitch, where the font
+  size changes, and at a page end, unless the paragraph runs on (the page's last line ends no
+  sentence and the next page starts in lower case): then the chunk spans both pages;
+- a line set in a larger size than the body text is a heading, its level by the rank of its
+  size (largest = 1);
+- a page number alone on the first or last line of a page (in its top or bottom tenth) is
+  left out of the text;
+- U+0002 (the hyphenation mark some PDF producers write, DESIGN 6) and a soft hyphen at the
+  end of a line are removed and the word joined with its rest on the next line, so the text
+  holds the whole word; U+0002 anywhere else is removed. A plain hyphen at a line end is kept
+  with its line break ("северо-\\nзападный" may be a real compound): quote matching joins it
+  (DESIGN 6 normalization).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evals.errors import DataError
+from evals.ingest.chunking import Block, Box, EditionText
+
+_HYPHENATION_MARKS = "\u0002\u00ad"
+
+
+@dataclass(frozen=True)
+class PdfPage:
+    page: int  # 1-based
+    width: float
+    height: float
+    char_start: int  # the page's text in the edition's full text
+    char_end: int
+
+
+@dataclass
+class PdfText:
+    edition: EditionText
+    pages: list[PdfPage]
+
+    @property
+    def words(self) -> list[Box]:
+        return self.edition.boxes
+
+
+@dataclass
+class _Line:
+    words: list[dict[str, Any]]
+    top: float
+    bottom: float
+    size: float
+
+
+def _lines(words: list[dict[str, Any]]) -> list[_Line]:
+    """Group pdfplumber's words (already in reading order) into lines by their vertical position."""
+    lines: list[_Line] = []
+    for word in words:
+        size = float(word.get("size") or (word["bottom"] - word["top"]))
+        if lines and abs(word["top"] - lines[-1].top) <= max(lines[-1].size, size) * 0.5:
+            line = lines[-1]
+            line.words.append(word)
+            line.bottom = max(line.bottom, word["bottom"])
+            line.size = max(line.size, size)
+        else:
+            lines.append(_Line([word], word["top"], word["bottom"], size))
+    for line in lines:
+        line.words.sort(key=lambda w: w["x0"])
+    return lines
+
+
+_SENTENCE_END = re.compile(r"[.:;!?…]$")
+_PAGE_NUMBER = re.compile(r"^[\s\-–—]*\d{1,4}[\s\-–—]*$")
+
+
+def _without_page_numbers(lines: list[_Line], height: float) -> list[_Line]:
+    """Drop a first or last line that is only a page number ("3", "– 3 –") in the page's top or bottom tenth."""
+
+    def is_number(line: _Line) -> bool:
+        return bool(_PAGE_NUMBER.match(" ".join(str(w["text"]) for w in line.words)))
+
+    if lines and lines[-1].top > height * 0.9 and is_number(lines[-1]):
+        lines = lines[:-1]
+    if lines and lines[0].bottom < height * 0.1 and is_number(lines[0]):
+        lines = lines[1:]
+    return lines
+
+
+def _continues(last: _Line, first: _Line, level: int | None, block_level: int | None) -> bool:
+    """A paragraph running over a page break: body text on both sides, the page's last line not
+    ending a sentence and the next page's first line starting in lower case."""
+    if level is not None or block_level is not None or abs(last.size - first.size) >= 0.5:
+        return False
+    ending = str(last.words[-1]["text"]).rstrip()
+    opening = str(first.words[0]["text"])
+    return not _SENTENCE_END.search(ending) and opening[:1].islower()
+
+
+def read_pdf(path: Path | str) -> PdfText:
+    """The text of every page with char offsets into the full text, word boxes, headings and paragraphs."""
+    import pdfplumber
+    from pdfminer.pdfparser import PDFSyntaxError
+    from pdfplumber.utils.exceptions import PdfminerException
+
+    path = Path(path)
+    try:
+        with pdfplumber.open(path) as pdf:
+            raw_pages = [
+                (
+                    float(page.width),
+                    float(page.height),
+                    page.extract_words(extra_attrs=["size"], keep_blank_chars=False, use_text_flow=False),
+                )
+                for page in pdf.pages
+            ]
+    except (PdfminerException, PDFSyntaxError, ValueError, KeyError, TypeError) as exc:
+        raise DataError(path, None, f"not a readable PDF: {exc}") from None
+    if not any(words for _, _, words in raw_pages):
+        raise DataError(path, None, "the PDF has no text layer (scanned pages need OCR first, e.g. docling)")
+    return text_from_words(raw_pages)
+
+
+def text_from_words(page_words: list[tuple[float, float, list[dict[str, Any]]]]) -> PdfText:
+    """Build the edition from each page's (width, height, words); a word is pdfplumber's dict
+    (`text`, `x0`, `x1`, `top`, `bottom`, `size`) in reading order."""
+    raw_pages = [(width, height, _without_page_numbers(_lines(words), height)) for width, height, words in page_words]
+    all_lines = [line for _, _, lines in raw_pages for line in lines]
+    if not all_lines:
+        return PdfText(EditionText("", [], [(0, 1)]), [])
+    chars_by_size: Counter[float] = Counter()
+    for line in all_lines:
+        chars_by_size[round(line.size, 1)] += sum(len(w["text"]) for w in line.words)
+    body_size = chars_by_size.most_common(1)[0][0]
+    heading_sizes = sorted({s for s in chars_by_size if s > body_size + 0.5}, reverse=True)
+    pitches = [
+        b.top - a.top
+        for _, _, lines in raw_pages
+        for a, b in zip(lines, lines[1:], strict=False)
+        if abs(a.size - body_size) < 0.5 and abs(b.size - body_size) < 0.5 and b.top > a.top
+    ]
+    # the line pitch inside paragraphs: most gaps between body lines are that, the rest are paragraph breaks;
+    # capped, so a page of a few far-apart lines is not taken for one paragraph
+    if len(pitches) > 1:
+        lower_quartile = statistics.quantiles(pitches, n=4, method="inclusive")[0]
+    else:
+        lower_quartile = pitches[0] if pitches else body_size * 1.2
+    body_pitch = min(lower_quartile, body_size * 3)
+
+    parts: list[str] = []
+    length = 0
+    boxes: list[Box] = []
+    blocks: list[Block] = []
+    pages: list[PdfPage] = []
+
+    def put(piece: str) -> None:
+        nonlocal length
+        parts.append(piece)
+        length += len(piece)
+
+    block_start: int | None = None
+    block_level: int | None = None
+    joined_hyphen = False
+    previous: _Line | None = None
+    previous_page = 0
+    for page_no, (width, height, lines) in enumerate(raw_pages, start=1):
+        page_start: int | None = None
+        for line in lines:
+            level = next((k + 1 for k, s in enumerate(heading_sizes) if abs(round(line.size, 1) - s) < 0.05), None)
+            if previous is None:
+                new_block = True
+            elif page_no != previous_page:
+                new_block = not (joined_hyphen or _continues(previous, line, level, block_level))
+            else:
+                new_block = (
+                    level != block_level
+                    or abs(line.size - previous.size) >= 0.5
+                    or line.top - previous.top > max(body_pitch, line.size) * 1.35
+                )
+            if previous is not None:
+                if new_block and block_start is not None:
+                    blocks.append(Block(block_start, length, block_level))
+                put("\n\n" if new_block else ("" if joined_hyphen else "\n"))
+            if page_start is None:
+                page_start = length
+            if new_block:
+                block_start, block_level = length, level
+            joined_hyphen = False
+            for w_index, word in enumerate(line.words):
+                token = str(word["text"])
+                if w_index == len(line.words) - 1 and token and token[-1] in _HYPHENATION_MARKS:
+                    token, joined_hyphen = token[:-1], True
+                token = token.replace("\u0002", "")
+                if w_index:
+                    put(" ")
+                start = length
+                put(token)
+                if token:
+                    boxes.append(
+                        Box(start, length, page_no, float(word["x0"]), float(word["top"]), float(word["x1"]),
+                            float(word["bottom"]))
+                    )
+            previous, previous_page = line, page_no
+        pages.append(PdfPage(page_no, width, height, length if page_start is None else page_start, length))
+    if block_start is not None:
+        blocks.append(Block(block_start, length, block_level))
+    text = "".join(parts)
+    edition = EditionText(text, blocks, [(p.char_start, p.page) for p in pages], boxes)
+    return PdfText(edition, pages)

@@ -1,0 +1,309 @@
+"""`citeval data ingest`: a registry from a folder of editions (Markdown, PDF, DoclingDocument JSON).
+
+SOURCES/manifest.toml (or several manifest*.toml, read in name order):
+
+    [[document]]
+    document_id = "hand-hygiene"
+    title = "..."
+    acl = [{ group = "hr", from = "2024-01-01" }]     # empty: everyone may read
+    [[document.edition]]
+    version_id = "hand-hygiene-v1"
+    revision = 1
+    file = "hand-hygiene/v1.md"                       # .md/.txt, .pdf, or .json (DoclingDocument)
+    effective_from = "2023-06-01"                     # effective_to, revoked_at, deleted_at,
+    viewer_url = "https://docs.example/d/hh/v/1"      # supersedes are optional
+    # format = "markdown" | "pdf" | "docling"        (default: from the file's suffix)
+    # pdf = "hand-hygiene/v1.pdf"                     (a DoclingDocument's PDF, kept for page images)
+
+Markdown: pages come from form feeds (kept as line breaks) or `<!-- page N -->` lines (removed);
+each paragraph (blank-line separated block) is a chunk under the path of its Markdown headings.
+PDF (evals.ingest.pdf) and DoclingDocument (evals.ingest.docling) keep pages and boxes per chunk,
+and the registry keeps the edition's PDF under files/<version_id>.pdf. Chunking, legal structure
+and ids are the same for every format (evals.ingest.chunking). A Markdown edition without any page
+marker is recorded with `pages_known: false` and chunks without pages.
+
+Nothing is written unless the whole registry validates; the new registry then replaces the old
+one in a single rename, so readers never see a half-written or missing registry.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from evals.contract.models import Chunk, Document, Version
+from evals.data.registry import sha256_text
+from evals.errors import DataError
+from evals.ingest.chunking import Block, EditionText, chunk_edition
+from evals.store.atomic import crash_point
+from evals.store.jsonl import dump_line, validation_errors
+from evals.store.reading import read_text, read_toml
+
+SAFE_ID = re.compile(r"[A-Za-z0-9_.-]{1,200}")  # an id that becomes a file name
+
+
+_PAGE_MARKER = re.compile(r"^[ \t]*<!--\s*page\s+(\d+)\s*-->[ \t]*\r?\n?", re.IGNORECASE | re.MULTILINE)
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_PARAGRAPH = re.compile(r"\S(?:.|\n(?![ \t]*\n))*", re.MULTILINE)
+FORMATS = ("markdown", "pdf", "docling")
+
+
+@dataclass
+class IngestResult:
+    out: Path
+    documents: int
+    editions: int
+    chunks: int
+    # editions recorded with pages_known: false (no page information in their source)
+    without_pages: list[str] = field(default_factory=list)
+
+
+def split_pages(source: str) -> tuple[str, list[tuple[int, int]]]:
+    """Remove page markers; return the clean text and (offset, page number) where each page starts."""
+    pages: list[tuple[int, int]] = []
+    out: list[str] = []
+    length = 0
+    page = 1
+    pos = 0
+    tokens = [(m.start(), m.end(), int(m.group(1))) for m in _PAGE_MARKER.finditer(source)]
+    tokens += [(m.start(), m.end(), -1) for m in re.finditer("\f", source)]
+    tokens.sort()
+    for start, end, number in tokens:
+        if start < pos:
+            continue
+        # a form feed is also a line break; a marker line disappears with its newline
+        chunk = source[pos:start] + ("\n" if number < 0 else "")
+        out.append(chunk)
+        length += len(chunk)
+        page = number if number > 0 else page + 1
+        pages.append((length, page))
+        pos = end
+    out.append(source[pos:])
+    if not pages or pages[0][0] > 0:
+        pages.insert(0, (0, 1))
+    # several markers at one offset: the last one wins
+    dedup: dict[int, int] = {}
+    for offset, number in pages:
+        dedup[offset] = number
+    return "".join(out), sorted(dedup.items())
+
+
+def read_markdown(source: str) -> EditionText:
+    """A Markdown edition: page markers removed, paragraphs as blocks, single-line `#` headings.
+
+    Without a page marker or form feed the edition has no page information (pages None), rather
+    than every chunk claiming page 1.
+    """
+    has_pages = bool(_PAGE_MARKER.search(source)) or "\f" in source
+    text, pages = split_pages(source)
+    blocks: list[Block] = []
+    for match in _PARAGRAPH.finditer(text):
+        block = match.group(0).rstrip()
+        start, end = match.start(), match.start() + len(block)
+        heading = _HEADING.match(block) if "\n" not in block else None
+        if heading:
+            blocks.append(Block(start, end, len(heading.group(1)), heading.group(2)))
+        else:
+            blocks.append(Block(start, end))
+    return EditionText(text, blocks, pages if has_pages else None)
+
+
+def _manifest_paths(sources: Path) -> list[Path]:
+    paths = sorted(sources.glob("manifest*.toml"))
+    if not paths:
+        raise DataError(sources / "manifest.toml", None, "no manifest.toml in the sources folder")
+    return paths
+
+
+def _validated(model: Any, obj: dict[str, Any], path: Path, where: str) -> Any:
+    try:
+        return model.model_validate(obj)
+    except ValidationError as exc:
+        err = validation_errors(path, None, exc)[0]
+        raise DataError(path, None, err.message, field=f"{where}.{err.field}") from None
+
+
+def edition_format(file_name: str, declared: str | None) -> str:
+    if declared is not None:
+        return declared
+    suffix = Path(file_name).suffix.lower()
+    return {".pdf": "pdf", ".json": "docling"}.get(suffix, "markdown")
+
+
+def read_edition(path: Path, fmt: str) -> EditionText:
+    """The edition's full text, blocks, pages and boxes, whatever its format."""
+    if fmt == "pdf":
+        from evals.ingest.pdf import read_pdf
+
+        return read_pdf(path).edition
+    if fmt == "docling":
+        from evals.ingest.docling import read_docling
+
+        return read_docling(path).edition
+    try:
+        source = read_text(path)  # strict UTF-8 naming the line; line ends kept as written
+    except DataError as exc:
+        raise DataError(path, exc.line, f"{exc.message}; PDF editions need a .pdf suffix") from None
+    return read_markdown(source)
+
+
+@dataclass
+class _Edition:
+    version: Version
+    text: str
+    chunks: list[Chunk]
+    files: dict[str, Path]  # registry-relative name → source file to copy
+
+
+def _read_manifests(sources: Path) -> tuple[list[Document], list[_Edition]]:
+    documents: list[Document] = []
+    editions: list[_Edition] = []
+    for manifest_path in _manifest_paths(sources):
+        manifest = read_toml(manifest_path)
+        raw_documents = manifest.get("document", [])
+        if not isinstance(raw_documents, list) or not all(isinstance(d, dict) for d in raw_documents):
+            raise DataError(manifest_path, None, "must be a list of [[document]] tables", field="document")
+        for d_index, raw_doc in enumerate(raw_documents):
+            where = f"document[{d_index}]"
+            raw_editions = raw_doc.pop("edition", [])
+            if not isinstance(raw_editions, list) or not all(isinstance(e, dict) for e in raw_editions):
+                raise DataError(manifest_path, None, "must be a list of [[document.edition]] tables",
+                                field=f"{where}.edition")
+            document = _validated(Document, {"acl": [], **raw_doc}, manifest_path, where)
+            documents.append(document)
+            for e_index, raw_edition in enumerate(raw_editions):
+                e_where = f"{where}.edition[{e_index}]"
+                editions.append(_read_edition(sources, manifest_path, e_where, document, raw_edition))
+    return documents, editions
+
+
+def _source_file(sources: Path, manifest_path: Path, name: Any, field_name: str) -> Path:
+    if not isinstance(name, str) or not name:
+        raise DataError(manifest_path, None, "required field is missing", field=field_name)
+    # a manifest reads only what SOURCES holds: no absolute path or ".." out of it (checked on the
+    # names, so a link the folder's owner put inside SOURCES is theirs to make)
+    root = Path(os.path.abspath(sources))
+    path = Path(os.path.normpath(root / name))
+    if not path.is_relative_to(root):
+        raise DataError(manifest_path, None, f"edition file {name!r} is outside the sources folder {sources}",
+                        field=field_name)
+    if not path.is_file():
+        raise DataError(manifest_path, None, f"edition file {name!r} not found", field=field_name)
+    return path
+
+
+def _read_edition(
+    sources: Path, manifest_path: Path, where: str, document: Document, raw: dict[str, Any]
+) -> _Edition:
+    raw = dict(raw)
+    file_name = raw.pop("file", None)
+    source_path = _source_file(sources, manifest_path, file_name, f"{where}.file")
+    declared = raw.pop("format", None)
+    if declared is not None and declared not in FORMATS:
+        expected = ", ".join(FORMATS)
+        raise DataError(manifest_path, None, f"unknown format {declared!r} (expected {expected})", f"{where}.format")
+    fmt = edition_format(str(file_name), declared)
+    pdf_name = raw.pop("pdf", None)
+    pdf_path = source_path if fmt == "pdf" else None
+    if pdf_name is not None:
+        pdf_path = _source_file(sources, manifest_path, pdf_name, f"{where}.pdf")
+    edition = read_edition(source_path, fmt)
+    fields: dict[str, Any] = {"document_id": document.document_id, **raw, "content_sha256": sha256_text(edition.text)}
+    if not edition.pages_known:
+        fields["pages_known"] = False
+    if fmt != "markdown":
+        fields["source_format"] = fmt
+    version_id = raw.get("version_id")
+    if isinstance(version_id, str) and (not SAFE_ID.fullmatch(version_id) or version_id in (".", "..")):
+        # it names texts/<version_id>.txt and files/<version_id>.pdf: it must stay a plain file name
+        raise DataError(manifest_path, None, f"{version_id!r} may hold only letters, digits, '.', '_' and '-'",
+                        field=f"{where}.version_id")
+    files: dict[str, Path] = {}
+    if pdf_path is not None and isinstance(version_id, str):
+        fields["source_file"] = f"files/{version_id}.pdf"
+        files[fields["source_file"]] = pdf_path
+    version = _validated(Version, fields, manifest_path, where)
+    chunks = chunk_edition(version.version_id, document.document_id, edition)
+    return _Edition(version, edition.text, chunks, files)
+
+
+def ingest(sources: Path | str, out: Path | str) -> IngestResult:
+    """Build registry/{documents,versions,chunks}.jsonl, texts/ and files/ from SOURCES into OUT.
+
+    The registry is written to a staging folder next to OUT and validated there; any problem
+    raises (DatasetInvalid, naming the records) and leaves OUT untouched. A valid registry
+    replaces OUT in one atomic exchange where the system has one (Linux renameat2).
+    """
+    from evals.data.validate import DatasetNotValid, validate_registry
+
+    sources, out = Path(sources), Path(out)
+    documents, editions = _read_manifests(sources)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    for leftover in out.parent.glob(f".ingest-{out.name}-*"):  # a killed earlier ingest's staging folder
+        shutil.rmtree(leftover, ignore_errors=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".ingest-{out.name}-", dir=out.parent))
+    try:
+        (staging / "texts").mkdir()
+        records: dict[str, list[Any]] = {
+            "documents": documents,
+            "versions": [e.version for e in editions],
+            "chunks": [c for e in editions for c in e.chunks],
+        }
+        for name, items in records.items():
+            with open(staging / f"{name}.jsonl", "w", encoding="utf-8") as handle:
+                for record in items:
+                    handle.write(dump_line(record))
+        for edition in editions:
+            text_path = staging / "texts" / f"{edition.version.version_id}.txt"
+            with open(text_path, "w", encoding="utf-8", newline="") as text:
+                text.write(edition.text)
+            for name, source in edition.files.items():
+                (staging / name).parent.mkdir(exist_ok=True)
+                shutil.copyfile(source, staging / name)
+        problems = validate_registry(staging).problems
+        if problems:  # name the registry being built, not the staging folder
+            problems = [DataError(p.path.replace(str(staging), str(out)), p.line, p.message, p.field) for p in problems]
+            raise DatasetNotValid(problems, what=f"ingest refused to write {out}")
+        crash_point("ingest:staged")
+        _swap_in(staging, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return IngestResult(
+        out,
+        len(documents),
+        len(editions),
+        len(records["chunks"]),
+        [e.version.version_id for e in editions if e.version.pages_known is False],
+    )
+
+
+_RENAME_EXCHANGE = 2
+
+
+def _swap_in(staging: Path, out: Path) -> None:
+    """Put staging at out: an atomic exchange of the two folders where renameat2 exists, else two renames."""
+    if not out.exists():
+        os.replace(staging, out)
+        return
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        renameat2 = getattr(libc, "renameat2", None)
+        if renameat2 is not None:
+            at_fdcwd = -100
+            if renameat2(at_fdcwd, os.fsencode(staging), at_fdcwd, os.fsencode(out), _RENAME_EXCHANGE) == 0:
+                return  # staging now holds the old registry; the caller removes it
+    backup = out.with_name(out.name + ".old")
+    shutil.rmtree(backup, ignore_errors=True)
+    os.replace(out, backup)
+    os.replace(staging, out)
+    shutil.rmtree(backup, ignore_errors=True)

@@ -1,0 +1,312 @@
+"""`citeval run`: replay a dataset's questions through a backend into a resumable run folder.
+
+runs/<run_id>/manifest.json   what was run (RunManifest), rewritten at start and end
+runs/<run_id>/answers.jsonl   one Answer per question, appended as it arrives (fsynced)
+
+A killed run loses at most the line being written: `resume_run` repairs a half-written
+last line and asks only the questions that have no answer yet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import platform
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from evals._version import __version__
+from evals.contract.models import RUN_ID_PATTERN, Answer, DatasetRef, Question, RunManifest, RunSettings
+from evals.data.registry import Registry
+from evals.data.validate import require_valid
+from evals.errors import CitevalError, DataError, UsageError
+from evals.run.backends import make_backend, redact_spec
+from evals.run.backends.base import BaseBackend, error_answer
+from evals.store.atomic import crash_point, make_folder_with, remove_staging_leftovers
+from evals.store.jsonl import dump_line, existing_questions_file, load_questions, write_json_atomic
+from evals.store.runfolder import ANSWERS, MANIFEST, load_manifest, repair_answers
+
+REDACTED = "***"
+
+
+class RunInterrupted(CitevalError):
+    """Ctrl-C: everything answered so far is kept; `--resume` continues."""
+
+    exit_code = 130
+
+
+@dataclass
+class RunOptions:
+    concurrency: int = 8
+    limit: int | None = None
+    timeout: float = 60.0
+    retries: int = 2
+    label: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"concurrency": self.concurrency, "limit": self.limit, "timeout": self.timeout, "retries": self.retries}
+
+
+@dataclass
+class RunProgress:
+    total: int
+    done: int = 0
+    errors: int = 0
+    skipped: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def rate(self) -> float:
+        elapsed = time.monotonic() - self.started
+        return (self.done - self.skipped) / elapsed if elapsed > 0 else 0.0
+
+
+@dataclass
+class RunResult:
+    run_dir: Path
+    manifest: RunManifest
+    answered: int
+    errors: int
+    total: int
+
+    def to_text(self) -> str:
+        return f"{self.run_dir}: {self.answered}/{self.total} answered, {self.errors} error(s)\n"
+
+
+ProgressCallback = Callable[[RunProgress], None]
+
+
+def file_sha256(*paths: Path) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        if path.exists():
+            with open(path, "rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+    return digest.hexdigest()
+
+
+def dataset_ref(dataset: Path) -> DatasetRef:
+    registry = dataset / "registry"
+    return DatasetRef(
+        path=str(dataset.resolve()),
+        questions_sha256=file_sha256(existing_questions_file(dataset)),
+        registry_sha256=file_sha256(*(registry / f"{n}.jsonl" for n in ("documents", "versions", "chunks"))),
+    )
+
+
+def _new_run_id(spec: str, label: str | None) -> str:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", label or spec.split(":", 1)[0]).strip("-")[:40]
+    return f"{stamp}-{name}" if name else stamp
+
+
+def _scrub(line: str, secrets: list[str]) -> str:
+    for secret in sorted((s for s in secrets if len(s) >= 4), key=len, reverse=True):
+        line = line.replace(secret, REDACTED)
+    return line
+
+
+def _answer_line(answer: Answer, secrets: list[str]) -> tuple[Answer, str]:
+    """The answers.jsonl line of an answer. One that cannot be written as UTF-8 (a lone surrogate
+    from a backend's JSON) becomes an error answer, so the rest of its batch is still written and
+    a resumed run does not meet it again."""
+    try:
+        line = _scrub(dump_line(answer), secrets)
+        line.encode("utf-8")
+        return answer, line
+    except (ValueError, UnicodeError) as exc:  # PydanticSerializationError is a ValueError
+        reason = str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
+        failed = error_answer(
+            answer.question_id.encode("utf-8", "backslashreplace").decode("utf-8"), "unencodable_answer",
+            f"the backend's answer holds text that is not valid Unicode and cannot be saved ({reason[:200]})",
+        )
+        return failed, _scrub(dump_line(failed), secrets)
+
+
+async def _answer_one(backend: BaseBackend, question: Question, asked_at: datetime, deadline: float) -> Answer:
+    started = time.perf_counter()
+    try:
+        answer = await asyncio.wait_for(backend.answer(question, asked_at), timeout=deadline)
+    except asyncio.TimeoutError:
+        return error_answer(question.question_id, "timeout", f"no answer within {deadline:.0f} s")
+    except Exception as exc:  # noqa: BLE001 - any backend failure is recorded, never dropped
+        return error_answer(question.question_id, type(exc).__name__, str(exc) or type(exc).__name__)
+    if answer.question_id != question.question_id:
+        return error_answer(
+            question.question_id, "question_id_mismatch", f"backend answered {answer.question_id!r} instead"
+        )
+    if answer.usage is not None and answer.usage.latency_ms is None:
+        answer.usage.latency_ms = round((time.perf_counter() - started) * 1000, 1)
+    return answer
+
+
+async def _run_questions(
+    backend: BaseBackend,
+    questions: list[Question],
+    default_asked_at: datetime,
+    answers_path: Path,
+    options: RunOptions,
+    progress: RunProgress,
+    on_progress: ProgressCallback | None,
+) -> None:
+    semaphore = asyncio.Semaphore(max(1, options.concurrency))
+    # the whole call, retries included, must end within this; backends time single requests themselves
+    deadline = options.timeout * (options.retries + 1) + 5
+    secrets = backend.secrets()
+    pending: asyncio.Queue[Answer | None] = asyncio.Queue()
+
+    async def writer(handle: Any) -> None:
+        # group commit: write every answer that arrived meanwhile, then one fsync off the event loop
+        while True:
+            batch = [await pending.get()]
+            while not pending.empty():
+                batch.append(pending.get_nowait())
+            written = [_answer_line(a, secrets) for a in batch if a is not None]
+            answers = [answer for answer, _ in written]
+            if answers:
+                handle.write("".join(line for _, line in written))
+                handle.flush()
+                await asyncio.to_thread(os.fsync, handle.fileno())
+                crash_point("run:answers")
+                progress.done += len(answers)
+                progress.errors += sum(a.status == "error" for a in answers)
+                if on_progress:
+                    on_progress(progress)
+            if None in batch:
+                return
+
+    async def one(question: Question) -> None:
+        async with semaphore:
+            answer = await _answer_one(backend, question, question.asked_at or default_asked_at, deadline)
+        pending.put_nowait(answer)
+
+    with open(answers_path, "a", encoding="utf-8") as handle:
+        writing = asyncio.create_task(writer(handle))
+        try:
+            await asyncio.gather(*(one(q) for q in questions))
+        finally:
+            pending.put_nowait(None)
+            await writing
+            await backend.aclose()
+
+
+def _execute(
+    run_dir: Path,
+    manifest: RunManifest,
+    backend: BaseBackend,
+    questions: list[Question],
+    options: RunOptions,
+    on_progress: ProgressCallback | None,
+) -> RunResult:
+    answers_path = run_dir / ANSWERS
+    done = repair_answers(answers_path)
+    todo = [q for q in questions if q.question_id not in done]
+    progress = RunProgress(total=len(questions), done=len(questions) - len(todo), skipped=len(questions) - len(todo))
+    progress.errors = sum(1 for q in questions if q.question_id in done and done[q.question_id].status == "error")
+    if on_progress:
+        on_progress(progress)
+    manifest.finished_at = None
+    manifest.options.status = "running"
+    write_json_atomic(run_dir / MANIFEST, manifest)
+    try:
+        asyncio.run(_run_questions(backend, todo, manifest.started_at, answers_path, options, progress, on_progress))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        manifest.options.status = "interrupted"
+        write_json_atomic(run_dir / MANIFEST, manifest)
+        raise RunInterrupted(
+            f"interrupted; {progress.done} of {progress.total} answered; resume with --resume {run_dir}"
+        ) from None
+    manifest.finished_at = datetime.now(timezone.utc)
+    manifest.options.status = "finished"
+    write_json_atomic(run_dir / MANIFEST, manifest)
+    return RunResult(run_dir, manifest, answered=progress.done, errors=progress.errors, total=progress.total)
+
+
+def _prepare(dataset: Path, spec: str, options: RunOptions) -> tuple[list[Question], BaseBackend]:
+    """The questions to ask (after --limit) and the backend that answers them.
+
+    A dataset that does not validate is refused here (DatasetNotValid, exit 2), before any backend
+    call or run folder: scores over a broken registry would look like the system's faults.
+    """
+    require_valid(dataset)
+    registry = Registry.load(dataset)
+    questions = load_questions(dataset)
+    if options.limit is not None:
+        questions = questions[: options.limit]
+    if not questions:
+        raise DataError(existing_questions_file(dataset), None, "holds no questions; a run of none measures nothing")
+    backend = make_backend(
+        spec, registry, timeout=options.timeout, retries=options.retries, concurrency=options.concurrency,
+        dataset=dataset,
+    )
+    return questions, backend
+
+
+def start_run(
+    dataset: Path | str,
+    backend_spec: str,
+    *,
+    out: Path | str = "runs",
+    run_id: str | None = None,
+    options: RunOptions | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> RunResult:
+    """Answer every question of DATASET with the backend SPEC into OUT/<run_id>/."""
+    dataset = Path(dataset)
+    options = options or RunOptions()
+    questions, backend = _prepare(dataset, backend_spec, options)
+    run_id = run_id or _new_run_id(backend_spec, options.label)
+    if not RUN_ID_PATTERN.fullmatch(run_id) or run_id in (".", ".."):
+        raise UsageError(f"run id {run_id!r} may hold only letters, digits, '.', '_' and '-'")
+    run_dir = Path(out) / run_id
+    if run_dir.exists():
+        raise UsageError(f"run folder {run_dir} exists; continue it with --resume {run_dir}")
+    manifest = RunManifest(
+        run_id=run_id,
+        label=options.label,
+        started_at=datetime.now(timezone.utc),
+        dataset=dataset_ref(dataset),
+        backend=redact_spec(backend_spec),
+        citeval_version=__version__,
+        options=RunSettings(**options.as_dict(), python=platform.python_version(), questions=len(questions)),
+    )
+    # the folder appears with its manifest in one rename: never a run folder that cannot be resumed
+    remove_staging_leftovers(run_dir.parent, run_dir.name)
+    make_folder_with(
+        run_dir, {MANIFEST: (manifest.model_dump_json(indent=2, exclude_none=True) + "\n").encode("utf-8")},
+        point="run:folder-staged",
+    )
+    return _execute(run_dir, manifest, backend, questions, options, on_progress)
+
+
+def resume_run(
+    run_dir: Path | str,
+    *,
+    backend_spec: str | None = None,
+    options: RunOptions | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> RunResult:
+    """Continue a run: same dataset and backend, only the questions without an answer."""
+    run_dir = Path(run_dir)
+    manifest = load_manifest(run_dir)
+    dataset = Path(manifest.dataset.path)
+    current = dataset_ref(dataset)
+    if current.questions_sha256 != manifest.dataset.questions_sha256:
+        raise UsageError(f"the questions of {dataset} changed since this run started; start a new run")
+    saved = manifest.options
+    options = options or RunOptions(
+        concurrency=saved.concurrency, limit=saved.limit, timeout=saved.timeout, retries=saved.retries,
+        label=manifest.label,
+    )
+    spec = backend_spec or manifest.backend
+    if REDACTED in spec and backend_spec is None:
+        raise UsageError("the saved backend spec had secrets removed; pass --backend again with --resume")
+    questions, backend = _prepare(dataset, spec, options)
+    return _execute(run_dir, manifest, backend, questions, options, on_progress)

@@ -1,0 +1,703 @@
+"""Words for the offline judge: content-word stems, number words, negation and bound cues, and
+the Russian regulation cues (modality, actors, causes, exceptions, conditions, universal
+quantifiers).
+
+Russian first, English second; any other script falls back to the casefolded word.
+Everything here is built in (no downloads): snowball stemmers come compiled with PyStemmer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from evals.text import numerals
+from evals.text.normalize import extract_numbers, normalize, strip_markers
+from evals.text.tokens import is_stopword, stem
+
+# Short function-word lists (NLTK-like, trimmed). Negation and bound words are not here on
+# purpose: they are cues, handled separately, and must not count as content either.
+# Word-form numbers, so a claim's "6" can be found in evidence that says "шести" or "six".
+_RU_NUMBER_WORDS = {
+    "один": "1", "одна": "1", "одно": "1", "одного": "1", "одной": "1", "одному": "1", "одним": "1",
+    "два": "2", "две": "2", "двух": "2", "двум": "2", "двумя": "2", "три": "3", "трех": "3", "трем": "3",
+    "тремя": "3", "четыре": "4", "четырех": "4", "пять": "5", "пяти": "5", "шесть": "6", "шести": "6",
+    "семь": "7", "семи": "7", "восемь": "8", "восьми": "8", "девять": "9", "девяти": "9", "десять": "10",
+    "десяти": "10", "двенадцать": "12", "двенадцати": "12", "пятнадцать": "15", "пятнадцати": "15",
+    "двадцать": "20", "двадцати": "20", "тридцать": "30", "тридцати": "30", "сто": "100", "ста": "100",
+    "полгода": "6", "полугода": "6", "дважды": "2", "трижды": "3", "однократно": "1", "ежегодно": "1",
+}
+_EN_NUMBER_WORDS = {
+    "one": "1", "once": "1", "two": "2", "twice": "2", "three": "3", "thrice": "3", "four": "4", "five": "5",
+    "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+    "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100",
+    "annually": "1", "dozen": "12",
+}
+
+# Bounds: the claim's "не реже 6 месяцев" differs from the evidence's "не более 6 месяцев".
+# Each cue is a whole-word phrase on normalized text; checked before plain negation so that
+# the "не" inside "не реже" is not read as a negation.
+_LOWER = ("не реже", "не менее", "не меньше", "не ранее", "не раньше", "не младше", "начиная с", "после", "старше",
+          "как минимум", "минимум", "от", "свыше",
+          "более", "больше", "at least", "no less than", "not less than", "no fewer than", "minimum", "more than",
+          "over", "over", "from", "exceeding", "above", "no earlier than")
+_UPPER = ("не более", "не больше", "не позднее", "не позже", "не свыше", "не старше", "не чаще", "до", "младше",
+          "не превышая", "в пределах", "в течение", "в срок до", "в срок не позднее",
+          "максимум", "не превышает", "не превышающ", "менее", "меньше", "at most", "no more than",
+          "not more than", "up to", "maximum", "no later than", "less than", "fewer than", "under", "below",
+          "within", "not exceeding")
+_NEGATION = ("не", "нет", "ни", "нельзя", "никогда", "без", "запрещается", "запрещено", "запрещен", "запрещена",
+             "запрещены", "не допускается", "недопустимо", "отсутствует", "not", "no", "never", "without",
+             "cannot", "nor", "none", "prohibited", "forbidden", "neither", "n't")
+# Modality: an obligation in the claim is not supported by a mere permission in the evidence.
+_MUST = ("должен", "должна", "должно", "должны", "обязан", "обязана", "обязаны", "обязательно", "необходимо",
+         "требуется", "следует", "must", "shall", "required", "mandatory", "obliged", "have to", "has to")
+_MAY = ("может", "могут", "вправе", "допускается", "разрешается", "разрешено", "можно", "may", "might", "can",
+        "could", "allowed", "permitted", "optional", "possibly")
+
+
+def _phrase_re(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    ordered = sorted(set(phrases), key=len, reverse=True)  # longest first: "не более" before "не"
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(p) for p in ordered) + r")(?!\w)")
+
+
+_LOWER_RE = _phrase_re(_LOWER)
+_UPPER_RE = _phrase_re(_UPPER)
+_BOUND_RE = _phrase_re(_LOWER + _UPPER)
+_NEGATION_RE = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(p) for p in sorted(_NEGATION, key=len, reverse=True)
+                                                     if p != "n't") + r")(?!\w)|n't\b")
+_SCOPED_NEGATION = frozenset(("не", "ни", "нет", "без", "никогда", "not", "no", "never", "without", "cannot", "nor"))
+# Deontic words only: "может"/"may"/"can" are hedges as often as permissions, and their
+# negation is caught by the scoped-negation check anyway.
+_PROHIBIT = ("запрещается", "запрещено", "запрещен", "запрещена", "запрещены", "запрещаются", "не допускается",
+             "не допускаются", "не разрешается", "не разрешено", "нельзя", "недопустимо", "не вправе",
+             "prohibited", "forbidden", "not allowed", "not permitted", "must not", "shall not")
+_PERMIT = ("разрешается", "разрешено", "разрешен", "разрешена", "допускается", "допускаются", "вправе", "можно",
+           "allowed", "permitted")
+_NOT_NEGATION_RE = _phrase_re(("не только", "не столько", "не раз", "не так давно", "not only", "no longer than",
+                               "no matter", "not just"))
+_PROHIBIT_RE = _phrase_re(_PROHIBIT)
+_PERMIT_RE = _phrase_re(_PERMIT)
+_MUST_RE = _phrase_re(_MUST)
+_MAY_RE = _phrase_re(_MAY)
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_TOKEN = re.compile(r"[^\W_]+")
+_CYRILLIC = re.compile(r"[а-я]")
+_LATIN = re.compile(r"[a-z]")
+
+def words(norm_text: str) -> list[str]:
+    """Letter-only words of normalized text (numbers are handled as numbers)."""
+    return _WORD.findall(norm_text)
+
+
+def content_stems(norm_text: str) -> list[str]:
+    """Stems of the content words, in order (stopwords and cue words removed)."""
+    out = []
+    for word in words(norm_text):
+        if is_stopword(word) or word in _NEGATION or word in _MUST or word in _MAY:
+            continue
+        out.append(stem(word))
+    return out
+
+
+def number_word(word: str) -> str | None:
+    """The digits a number word stands for ("шести" → "6", "первого" → "1", "twice" → "2"), else None."""
+    entry = numerals.LEXICON.get(word)
+    if entry is not None and entry.kind in ("cardinal", "ordinal", "multiplicative", "half") and _CYRILLIC.search(word):
+        return numerals.canonical(entry.value)
+    return _RU_NUMBER_WORDS.get(word) or _EN_NUMBER_WORDS.get(word)
+
+
+def token_stream(norm_text: str) -> list[str]:
+    """Every token in order, for n-gram matching: stems of words (stopwords kept, they carry the
+    word order), number words as digits, digit runs as they are."""
+    return list(_token_stream(norm_text))
+
+
+@lru_cache(maxsize=65536)
+def _token_stream(norm_text: str) -> tuple[str, ...]:
+    return tuple(token if token.isdigit() else number_word(token) or stem(token) for token in _TOKEN.findall(norm_text))
+
+
+def word_numbers(norm_text: str) -> set[str]:
+    """Numbers written as words ("шести", "тридцати пяти", "twice"), as canonical values."""
+    return set(_word_numbers(norm_text))
+
+
+@lru_cache(maxsize=65536)
+def _word_numbers(norm_text: str) -> frozenset[str]:
+    found = {m.value for m in extract_numbers(norm_text) if m.written == "words"}
+    for word in words(norm_text):
+        if word in _RU_NUMBER_WORDS:
+            found.add(_RU_NUMBER_WORDS[word])
+        elif word in _EN_NUMBER_WORDS:
+            found.add(_EN_NUMBER_WORDS[word])
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class NumberCue:
+    """A number in normalized text with the bound phrase right before it (lower, upper or none)."""
+
+    value: str
+    bound: str  # lower | upper | none
+
+
+# A bound written after the number: "16 лет и старше", "5 дней и более".
+_AFTER_LOWER_RE = re.compile(r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:и|или)\s+(?:старше|более|больше|выше|свыше)(?!\w)|"
+                             r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:or|and)\s+(?:older|more|above|over)(?!\w)")
+_AFTER_UPPER_RE = re.compile(r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:и|или)\s+(?:младше|менее|меньше|ниже)(?!\w)|"
+                             r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:or|and)\s+(?:younger|less|fewer|below|under)(?!\w)")
+
+
+@lru_cache(maxsize=65536)
+def number_cues(norm_text: str) -> tuple[NumberCue, ...]:
+    """Numbers with their bound: "не реже 1 раза в 6 месяцев" → 1 (lower), 6 (lower);
+    "16 лет и старше" → 16 (lower)."""
+    cues = []
+    for mention in extract_numbers(norm_text):
+        # the bound phrase governs the numbers that follow it within a few words
+        window = norm_text[max(0, mention.start - 40) : mention.start]
+        bound = "none"
+        last = None
+        for m in _BOUND_RE.finditer(window):
+            last = m
+        if last is not None and len(words(window[last.end() :])) <= 4:
+            bound = "lower" if _LOWER_RE.fullmatch(last.group(0)) else "upper"
+        after = norm_text[mention.end : mention.end + 40]
+        if _AFTER_LOWER_RE.match(after):
+            bound = "lower"
+        elif _AFTER_UPPER_RE.match(after):
+            bound = "upper"
+        cues.append(NumberCue(mention.value, bound))
+    return tuple(cues)
+
+
+def negation_count(norm_text: str) -> int:
+    """Plain negations, not counting the "не" of bound phrases ("не реже", "не более")."""
+    masked = _BOUND_RE.sub(" ", norm_text)
+    return len(_NEGATION_RE.findall(masked))
+
+
+def polarity_sequence(norm_text: str) -> list[tuple[str, bool]]:
+    """Content stems in order, each flagged True when a negation governs it. A negation ("не",
+    "not", "без", "never") governs the next content word within three words; bound phrases
+    ("не реже", "не более") and "не только"/"not only" are not negations."""
+    masked = _NOT_NEGATION_RE.sub(" ", _BOUND_RE.sub(" ", norm_text))
+    out: list[tuple[str, bool]] = []
+    pending = 0  # words left in the current negation's reach
+    for word in words(masked):
+        if word in _SCOPED_NEGATION or word.endswith(("n't", "n’t")):
+            pending = 3
+            continue
+        if is_stopword(word) or word in _MUST or word in _MAY or word in _NEGATION:
+            pending = max(0, pending - 1)
+            continue
+        out.append((stem(word), pending > 0))
+        pending = 0
+    return out
+
+
+def polarity_flips(claim: str, evidence: str) -> list[str]:
+    """Stems negated on one side and affirmed on the other in the same context: the flipped
+    word must have the same neighbouring content word on both sides, so that a "не" elsewhere
+    in a long sentence does not count."""
+    sides = (polarity_sequence(claim), polarity_sequence(evidence))
+
+    def contexts(seq: list[tuple[str, bool]], negated: bool) -> set[tuple[str, str, str]]:
+        found = set()
+        for i, (stem_, neg) in enumerate(seq):
+            if neg != negated:
+                continue
+            if i > 0:
+                found.add(("prev", seq[i - 1][0], stem_))
+            if i + 1 < len(seq):
+                found.add(("next", stem_, seq[i + 1][0]))
+        return found
+
+    flips = []
+    for name, (this, other) in (("claim", sides), ("evidence", sides[::-1])):
+        clash = contexts(this, True) & contexts(other, False) - contexts(other, True)
+        for where, a, b in sorted(clash):
+            word = b if where == "prev" else a
+            flips.append(f"{name} negates '{word}', the other does not")
+    return flips
+
+
+def deontic(norm_text: str) -> str | None:
+    """"prohibit" ("запрещается", "не допускается", "must not"), "permit" ("разрешается",
+    "вправе", "may") or None."""
+    if _PROHIBIT_RE.search(norm_text):
+        return "prohibit"
+    return "permit" if _PERMIT_RE.search(norm_text) else None
+
+
+def number_values(norm_text: str, codes: bool = True, spoken: bool = True) -> set[str]:
+    """Canonical values of the numbers and dates (see data.text; spoken=False: digits only).
+    codes=False leaves out digits glued to a preceding letter ("C3", "BiVO4", "Ka-27"): names,
+    not quantities."""
+    return set(_number_values(norm_text, codes, spoken))
+
+
+@lru_cache(maxsize=65536)
+def _number_values(norm_text: str, codes: bool, spoken: bool) -> frozenset[str]:
+    return frozenset(
+        m.value
+        for m in extract_numbers(norm_text, words=spoken)
+        if codes or m.start == 0 or not (norm_text[m.start - 1].isalpha() or norm_text[m.start - 1] == "-"
+                                        and m.start > 1 and norm_text[m.start - 2].isalpha())
+    )
+
+
+def has_must(norm_text: str) -> bool:
+    return _MUST_RE.search(norm_text) is not None
+
+
+def has_may(norm_text: str) -> bool:
+    return _MAY_RE.search(norm_text) is not None
+
+
+def prepare(text: str) -> str:
+    """Normalized text without citation markers."""
+    return normalize(strip_markers(text))
+
+
+# --- Russian regulation cues -----------------------------------------------------------
+
+_ANSWER_PARTICLE = re.compile(r"^(?:да|нет|yes|no)\s*[,.!:—-]+\s*")
+
+
+def strip_answer_particle(norm_text: str) -> str:
+    """"Нет, детей не принимают" → "детей не принимают": the answer's "да"/"нет" is not a negation."""
+    return _ANSWER_PARTICLE.sub("", norm_text, count=1)
+
+
+# Abbreviations a Russian healthcare answer writes for the regulation's full words.
+_ABBREVIATIONS = (
+    (re.compile(r"(?<!\w)медработник"), "медицинский работник"),
+    (re.compile(r"(?<!\w)медсестр"), "медицинская сестр"),
+    (re.compile(r"(?<!\w)медпомощ"), "медицинская помощ"),
+    (re.compile(r"(?<!\w)медорганизаци"), "медицинская организаци"),
+    (re.compile(r"(?<!\w)медучреждени"), "медицинское учреждени"),
+    (re.compile(r"(?<!\w)медосмотр"), "медицинский осмотр"),
+    (re.compile(r"(?<!\w)медучет"), "медицинский учет"),
+    (re.compile(r"(?<!\w)рк(?!\w)"), "республики казахстан"),
+    (re.compile(r"(?<!\w)рф(?!\w)"), "российской федерации"),
+    (re.compile(r"(?<!\w)гобмп(?!\w)"), "гарантированного объема бесплатной медицинской помощи"),
+    (re.compile(r"(?<!\w)осмс(?!\w)"), "обязательного социального медицинского страхования"),
+)
+
+
+def expand_abbreviations(norm_text: str) -> str:
+    for pattern, full in _ABBREVIATIONS:
+        norm_text = pattern.sub(full, norm_text)
+    return norm_text
+
+
+def is_russian(norm_text: str) -> bool:
+    """More Cyrillic letters than Latin ones."""
+    return len(_CYRILLIC.findall(norm_text)) > len(_LATIN.findall(norm_text))
+
+
+def match_keys(word: str) -> tuple[str, ...]:
+    """The keys under which a claim word is looked for in the evidence: its Snowball stem.
+    (pymorphy3 lemmas, and lemma prefixes, measured no better on the Russian dev pairs:
+    bench/judge_ru.py --lemmas.)"""
+    return (stem(word),)
+
+
+def content_words(norm_text: str) -> list[str]:
+    """Content words in order (stopwords, bound phrases, cue words and number words removed)."""
+    return list(_content_words(norm_text))
+
+
+@lru_cache(maxsize=65536)
+def _content_words(norm_text: str) -> tuple[str, ...]:
+    masked = _BOUND_RE.sub(" ", norm_text)
+    return tuple(w for w in words(masked) if not (is_stopword(w) or w in _NEGATION or w in _MUST or w in _MAY
+                                                  or w in numerals.LEXICON or w in _CUE_WORDS
+                                                  or numerals.is_unit_word(w)))
+
+
+@lru_cache(maxsize=65536)
+def key_set(norm_text: str) -> frozenset[str]:
+    """Every match key of every word of text."""
+    return frozenset(k for w in words(norm_text) for k in match_keys(w))
+
+
+# Modality: who must, may or must not. Prohibitions are read first and masked, so the
+# "допускается" inside "не допускается" is not read as a permission.
+_PROHIBIT_RU = re.compile(
+    r"(?<!\w)(?:запрещ\w*|не допуска\w*|не разреша\w*|не разрешен\w*|нельзя|недопустим\w*|не вправе|не может|"
+    r"не могут|не должн\w*|не должен|не имеет права|не имеют права|не подлежит|не подлежат)(?!\w)"
+)
+_OBLIGE_RU = re.compile(
+    r"(?<!\w)(?:обязан\w*|обязательн\w*|должен|должна|должно|должны|необходимо|следует|подлежит|подлежат|"
+    r"требуется|обязуется|обязуются|в обязательном порядке)(?!\w)"
+)
+_PERMIT_RU = re.compile(
+    r"(?<!\w)(?:вправе|может|могут|можно|имеет право|имеют право|иметь право|право на|правом на|"
+    r"допуска\w*|разреша\w*|разрешен\w*|по желанию|по своему усмотрению|на усмотрение|по усмотрению|"
+    r"добровольно|не обязан\w*)(?!\w)"
+)
+
+
+@lru_cache(maxsize=65536)
+def modalities(norm_text: str) -> frozenset[str]:
+    """"oblige" (обязан, должен, подлежит), "permit" (вправе, может, допускается, по своему
+    усмотрению, не обязан) and "prohibit" (запрещается, не допускается, нельзя, не вправе) in text."""
+    found = set()
+    if _PROHIBIT_RU.search(norm_text):
+        found.add("prohibit")
+    rest = _PROHIBIT_RU.sub(" ", norm_text)
+    permit_found = _PERMIT_RU.search(rest)
+    if permit_found:
+        found.add("permit")
+    if _OBLIGE_RU.search(_PERMIT_RU.sub(" ", rest)):
+        found.add("oblige")
+    return frozenset(found)
+
+
+_MODAL_NAMES = {"oblige": "an obligation", "permit": "a permission", "prohibit": "a prohibition"}
+
+
+def modality_conflict(claim: str, evidence: str) -> str | None:
+    """The claim states a modality the evidence does not, while the evidence states another
+    ("может" against "обязаны", "обязательно должны" against "могут")."""
+    said, held = modalities(claim), modalities(evidence)
+    for mode in ("oblige", "permit", "prohibit"):
+        if mode in said and mode not in held and held - said:
+            other = sorted(held - said)[0]
+            return f"claim states {_MODAL_NAMES[mode]}, the fragment {_MODAL_NAMES[other]}"
+    return None
+
+
+# Actors: who does it. Longer names first; each match is masked before shorter ones are read.
+_ACTORS = (
+    ("главный государственный санитарный врач", r"главн\w* государственн\w* санитарн\w* врач\w*"),
+    ("медицинская сестра", r"медицинск\w* сест[её]?р\w*|акушер\w*"),
+    ("медицинский работник", r"медицинск\w* работник\w*|медицинск\w* персонал\w*"),
+    ("фармацевтический работник", r"фармацевтическ\w* работник\w*"),
+    ("работодатель", r"работодател\w*"),
+    ("работник", r"работник\w*|сотрудник\w*"),
+    ("врач", r"врач|врача|врачу|врачом|враче|врачи|врачей|врачам|врачами|врачах|фельдшер\w*"),
+    ("организация здравоохранения", r"организаци\w* здравоохранени\w*|медицинск\w* организаци\w*"),
+    ("организация образования", r"организаци\w* образовани\w*"),
+    ("уполномоченный орган", r"уполномоченн\w* орган\w*"),
+    ("местный исполнительный орган", r"местн\w* исполнительн\w* орган\w*|акимат\w*"),
+    ("государственный орган", r"государственн\w* орган\w*"),
+    ("правительство", r"правительств\w*"),
+    ("министерство", r"министерств\w*"),
+    ("суд", r"суд|суда|суду|судом|суде|суды|судов|судам|судами|судебн\w*"),
+    ("прокурор", r"прокурор\w*|прокуратур\w*"),
+    ("полиция", r"полици\w*|органы внутренних дел|органов внутренних дел"),
+    ("законный представитель", r"законн\w* представител\w*|опекун\w*|попечител\w*"),
+    ("родитель", r"родител\w*"),
+    ("консилиум", r"консилиум\w*"),
+    ("комиссия", r"комисси\w*"),
+    ("пациент", r"пациент\w*"),
+    ("донор", r"донор\w*"),
+)
+_ACTOR_RES = tuple((name, re.compile(r"(?<!\w)(?:" + pattern + r")(?!\w)")) for name, pattern in _ACTORS)
+
+
+# "медицинские и фармацевтические работники" names both.
+_COORDINATED = re.compile(r"(?<!\w)([^\W\d_]+(?:ие|ые|ий|ый|ого|ых|им|ым|ими|ыми))\s+(?:и|или|и \(или\))\s+"
+                          r"([^\W\d_]+(?:ие|ые|ий|ый|ого|ых|им|ым|ими|ыми))\s+(работник\w*|организаци\w*|орган\w*)")
+# A generic actor is named by a specific one: "работник" by "медицинский работник".
+_GENERIC = {"работник": ("медицинский работник", "фармацевтический работник", "медицинская сестра"),
+            "медицинский работник": ("медицинская сестра", "врач"),
+            "врач": ("главный государственный санитарный врач",),
+            "государственный орган": ("уполномоченный орган", "местный исполнительный орган"),
+            "законный представитель": ("родитель",)}
+
+
+def _covers(held: str, said: str) -> bool:
+    """held names said, or a more specific actor of its kind ("медицинский работник" names
+    "работник"; "государственный орган в сфере …" names "государственный орган")."""
+    return held == said or held.startswith(said + " в сфере") or held.split(" в сфере")[0] in _GENERIC.get(said, ())
+
+
+_SPHERE = re.compile(r"\s+в (?:сфере|области)\s+([^\W\d_]+)(?:[\s-]+([^\W\d_]+))?")
+
+
+@lru_cache(maxsize=65536)
+def actors(norm_text: str) -> frozenset[str]:
+    """The actors a regulation sentence names (врач, медицинская сестра, работодатель, суд …);
+    a body named by its sphere keeps it ("государственный орган в сфере санитарн эпидемиологическ")."""
+    found = set()
+    norm_text = _COORDINATED.sub(r"\1 \3 и \2 \3", norm_text)
+    for name, pattern in _ACTOR_RES:
+        matches = list(pattern.finditer(norm_text))
+        for match in matches:
+            sphere = _SPHERE.match(norm_text, match.end()) if name.endswith("орган") else None
+            words_ = [w for w in (sphere.groups() if sphere else ()) if w]
+            found.add(name + (" в сфере " + " ".join(stem(w) for w in words_) if words_ else ""))
+        if matches:
+            norm_text = pattern.sub(" ", norm_text)
+    return frozenset(found)
+
+
+def actor_conflict(claim: str, evidence: str) -> str | None:
+    """The claim names an actor the evidence does not, and the evidence names someone else."""
+    said, held = actors(claim), actors(evidence)
+    new = sorted(a for a in said if not any(_covers(h, a) for h in held))
+    other = sorted(h for h in held if not any(_covers(h, a) or _covers(a, h) for a in said))
+    if new and other:
+        return f"claim names {new[0]}, the fragment {', '.join(other)}"
+    for phrase, who in deciders(claim).items():
+        theirs = deciders(evidence).get(phrase)
+        if theirs is not None and who and theirs and not (who & theirs):
+            return f"claim: {phrase} {sorted(who)[0]}, the fragment: {phrase} {sorted(theirs)[0]}"
+    return None
+
+
+# Who decides, concludes, applies: "по решению суда" is not "по решению законного представителя".
+_DECIDER_RE = re.compile(r"(?<!\w)(по решению|решением|по заключению|по заявлению|по направлению|по указанию|"
+                         r"по распоряжению|по согласованию с|по требованию)\s+((?:[^\W\d_]+\s*){1,4})")
+
+
+def deciders(norm_text: str) -> dict[str, set[str]]:
+    """For each "по решению"-like phrase, the actors named in the four words after it."""
+    out: dict[str, set[str]] = {}
+    for match in _DECIDER_RE.finditer(norm_text):
+        out.setdefault(match.group(1), set()).update(a.split(" в сфере")[0] for a in actors(match.group(2)))
+    return out
+
+
+# Causal connectives: "потому что", "поскольку", "так как", "в связи с", "из-за".
+_CAUSAL_RE = re.compile(
+    r"(?<!\w)(?:потому что|потому, что|поскольку|так как|в связи с|из-за|вследствие|по причине|ввиду того|"
+    r"ввиду|в силу того|благодаря|поэтому|следовательно|because|since|due to|as a result|therefore|"
+    r"owing to)(?!\w)"
+)
+
+
+def causes(norm_text: str) -> list[str]:
+    return [m.group(0) for m in _CAUSAL_RE.finditer(norm_text)]
+
+
+# Exceptions and restrictions a claim must keep: "за исключением", "кроме"; "только", "лишь".
+_EXCEPTION_RE = re.compile(
+    r"(?<!\w)(?:за исключением|исключением|кроме(?! того)|не распространя\w*|если иное не|исключая)(?!\w)"
+)
+_RESTRICTION_RE = re.compile(r"(?<!\w)(?:только|лишь|исключительно|не иначе как)(?!\w)")
+_CONDITION_KEPT_RE = re.compile(
+    r"(?<!\w)(?:за исключением|исключ\w*|кроме|если|при условии|только|лишь|исключительно|но не|не считая|помимо|"
+    r"в случае|в случаях|при|когда)(?!\w)"
+)
+
+
+# A claim keeps an exception in its own words: "кроме", "но не", "а вот", "однако", "только".
+_EXCEPTION_KEPT_RE = re.compile(
+    r"(?<!\w)(?:исключ\w*|кроме|но|однако|а вот|только|лишь|если не|не считая|остальн\w*|прочи[хм]|иных случаях)(?!\w)"
+)
+
+
+def dropped_exception(claim: str, evidence: str) -> str | None:
+    """The evidence states an exception ("за исключением …", "кроме …") the claim does not keep."""
+    found = _EXCEPTION_RE.search(evidence)
+    if found and not _EXCEPTION_RE.search(claim) and not _EXCEPTION_KEPT_RE.search(claim):
+        return f"claim drops the exception '{evidence[found.start() : found.start() + 40].strip()}'"
+    return None
+
+
+def dropped_restriction(claim: str, evidence: str) -> str | None:
+    """The evidence restricts ("только при …") and the claim states no restriction or condition."""
+    found = _RESTRICTION_RE.search(evidence)
+    if found and not _CONDITION_KEPT_RE.search(claim):
+        return f"claim drops the restriction '{evidence[found.start() : found.start() + 30].strip()}'"
+    return None
+
+
+# Strong quantifiers only: "все" and "каждый" are everyday paraphrase ("всё время", "наравне со всеми").
+_UNIVERSAL_RE = re.compile(
+    r"(?<!\w)(?:люб(?:ой|ого|ому|ым|ом|ая|ую|ые|ых|ыми)|всегда|никаких|никакие|никакого|никакой|ни в каких|"
+    r"ни при каких|без исключения|в любом случае|всяк\w*)(?!\w)"
+)
+_EVIDENCE_UNIVERSAL_RE = re.compile(
+    r"(?<!\w)(?:люб\w*|всегда|никак\w*|ни в каких|ни при каких|без исключения|всяк\w*|каких-либо|какой-либо|"
+    r"какого-либо|каким-либо|все|всех|всем|всеми|весь|всего|всей|каждый|каждого|каждому|каждая|каждую)(?!\w)"
+)
+
+
+def added_universal(claim: str, evidence: str) -> str | None:
+    """The claim generalises with a quantifier ("любой", "всегда", "никаких") the evidence lacks."""
+    found = _UNIVERSAL_RE.search(claim)
+    if found and not _EVIDENCE_UNIVERSAL_RE.search(evidence):
+        return f"claim generalises: '{found.group(0)}' is not in the fragment"
+    return None
+
+
+_CUE_WORDS = frozenset({"только", "лишь", "исключительно", "кроме", "любой", "всегда", "вправе", "обязан", "обязаны"})
+
+
+_RU_NEGATORS = frozenset({"не", "ни", "нет", "без", "никогда", "нельзя", "невозможно", "отсутствие", "отсутствии",
+                          "отсутствием", "отсутствия", "отсутствует", "отсутствуют", "вне"})
+# Words a negation reaches through: "без наличия направления" negates "направления".
+_TRANSPARENT = frozenset({"наличия", "наличие", "наличии", "наличием", "соответствующего", "соответствующих"})
+_POLARITY_TOKEN = re.compile(r"[^\W\d_]+|[,.;:!?()\-—]")
+NEAR = 2  # content words either side of a negation that it may govern in a paraphrase
+
+
+@lru_cache(maxsize=65536)
+def polarity_sequence_ru(norm_text: str) -> tuple[tuple[str, bool, bool], ...]:
+    """(stem, negated, near) per content word. negated: the first content word after a
+    negation ("не", "без", "отсутствие", "нельзя") within three words, or the word before a
+    predicate "нет" ("потенциала нет,"); near: within NEAR content words of any negation (a
+    paraphrase may move the "не" that far: "нет противопоказаний" / "не имеющие противопоказаний")."""
+    masked = _NOT_NEGATION_RE.sub(" ", _BOUND_RE.sub(" ", norm_text))
+    tokens = _POLARITY_TOKEN.findall(masked)
+    out: list[list[Any]] = []
+    negation_at: list[int] = []  # index in out where a negation stood
+    pending = 0
+    for i, token in enumerate(tokens):
+        if not token[0].isalpha():
+            pending = 0
+            continue
+        if token in _RU_NEGATORS:
+            following = tokens[i + 1] if i + 1 < len(tokens) else "."
+            if token == "нет" and not following[0].isalpha():
+                if out:
+                    out[-1][1] = True  # "потенциала нет."
+                negation_at.append(len(out) - 1)
+                continue
+            negation_at.append(len(out))
+            pending = 3
+            continue
+        if is_stopword(token) or token in _MUST or token in _MAY or token in _NEGATION or token in _TRANSPARENT:
+            pending = max(0, pending - 1)
+            continue
+        out.append([stem(token), pending > 0, False, token])
+        pending = 0
+    for at in negation_at:
+        for j in range(max(0, at - NEAR), min(len(out), at + NEAR + 1)):
+            out[j][2] = True
+    return tuple((s, n, near) for s, n, near, _ in out)
+
+
+def negated_words_ru(norm_text: str) -> list[str]:
+    """The words polarity_sequence_ru flags as negated, as written."""
+    seq = polarity_sequence_ru(norm_text)
+    content = [w for w in _POLARITY_TOKEN.findall(_NOT_NEGATION_RE.sub(" ", _BOUND_RE.sub(" ", norm_text)))
+               if w[0].isalpha() and w not in _RU_NEGATORS and not (is_stopword(w) or w in _MUST or w in _MAY
+                                                                     or w in _NEGATION or w in _TRANSPARENT)]
+    return [w for w, (_, negated, _) in zip(content, seq, strict=False) if negated]
+
+
+def polarity_flips_ru(claim: str, evidence: str) -> list[str]:
+    """Stems negated on one side and affirmed, with no negation near, on the other, in the
+    same context (the same neighbouring content word)."""
+    sides = (polarity_sequence_ru(claim), polarity_sequence_ru(evidence))
+
+    def contexts(seq: tuple[tuple[str, bool, bool], ...], want: str) -> set[tuple[str, str, str]]:
+        found = set()
+        for i, (stem_, negated, near) in enumerate(seq):
+            if (want == "negated" and not negated) or (want == "clear" and (negated or near)):
+                continue
+            if i > 0:
+                found.add(("prev", seq[i - 1][0], stem_))
+            if i + 1 < len(seq):
+                found.add(("next", stem_, seq[i + 1][0]))
+        return found
+
+    flips = []
+    for name, (this, other) in (("claim", sides), ("evidence", sides[::-1])):
+        # a context the other side also negates is no flip ("с предварительным …, без предварительного …")
+        clash = contexts(this, "negated") & contexts(other, "clear") - contexts(other, "negated")
+        for where, a, b in sorted(clash):
+            word = b if where == "prev" else a
+            flip = f"{name} negates '{word}', the other does not"
+            if flip not in flips:
+                flips.append(flip)
+    return flips
+
+
+# Conditions a regulation attaches ("при наличии согласия", "в случае угрозы", "если …"): a
+# claim that keeps none of the words after the marker has dropped the condition.
+_CONDITION_RE = re.compile(
+    r"(?<!\w)(?:при наличии|при условии|в случае|в случаях|если|только при|только в|только с|только по|"
+    r"только после|лишь при|лишь в|с согласия|по согласованию с|при отсутствии)(?!\w)"
+)
+
+
+_CLAIM_CONDITION_RE = re.compile(
+    r"(?<!\w)(?:если|когда|пока|в случае|в случаях|при условии|при наличии|только|лишь|с согласия|без согласия|"
+    r"в этом случае|в таком случае)(?!\w)"
+)
+
+
+def dropped_condition(claim: str, evidence: str) -> str | None:
+    """A condition of the evidence none of whose next two content words, nor its numbers, the
+    claim holds, in a claim that states no condition of its own (a claim with "если"/"когда" is taken to keep it
+    in other words)."""
+    if _CLAIM_CONDITION_RE.search(claim):
+        return None
+    claim_keys = key_set(claim)
+    claim_numbers = {m.value for m in extract_numbers(claim)}
+    for found in _CONDITION_RE.finditer(evidence):
+        span = evidence[found.end() : found.end() + 80]
+        following = content_words(span)[:2]
+        if not following or any(k in claim_keys for w in following for k in match_keys(w)):
+            continue
+        if claim_numbers & {m.value for m in extract_numbers(span)}:
+            continue  # "при не менее 80 %" keeps "если работник дал не менее 80 %"
+        return f"claim drops the condition '{found.group(0)} {' '.join(following)}'"
+    return None
+
+
+def negation_unheld(claim: str, evidence: str) -> str | None:
+    """The claim negates a word the evidence it is about affirms, and that evidence states no
+    negation or prohibition at all ("зарплата не сохраняется" against "сохраняется зарплата")."""
+    if any(neg for _, neg, _ in polarity_sequence_ru(evidence)) or _PROHIBIT_RU.search(evidence):
+        return None
+    if _RU_NEGATION_ANYWHERE.search(evidence):
+        return None
+    held = key_set(evidence)
+    negated = negated_words_ru(claim)
+    affirmed = [w for w in negated if any(k in held for k in match_keys(w))]
+    if affirmed:
+        return f"claim negates '{affirmed[0]}', the fragment affirms it and negates nothing"
+    if negated and "permit" in modalities(evidence) and not modalities(claim):
+        return f"claim denies ('не {negated[0]}') what the fragment permits"
+    return None
+
+
+def prefix_antonyms(claim: str, evidence: str) -> str | None:
+    """A word and its negative-prefixed antonym on the two sides: "бесплатно" against "на
+    платной основе", "несовершеннолетние" against "совершеннолетние"."""
+    for name, this, other in (("claim", claim, evidence), ("evidence", evidence, claim)):
+        own_stems = _side_stems(this)[0]
+        other_stems, other_plain, other_negated = _side_stems(other)
+        for word in _prefixed(this):
+            base = stem(word[3:] if word.startswith(("бес", "без")) else word[2:])
+            if stem(word) in other_stems or base not in other_plain or base in own_stems or base in other_negated:
+                continue
+            return f"{name} says '{word}', the other side its opposite"
+    return None
+
+
+@lru_cache(maxsize=65536)
+def _prefixed(norm_text: str) -> tuple[str, ...]:
+    """Words with a negative prefix ("бес-", "без-", "не-") and at least five letters after it."""
+    return tuple(sorted({w for w in words(norm_text) if (m := _NEGATIVE_PREFIX.match(w)) and len(m.group(2)) >= 5}))
+
+
+@lru_cache(maxsize=65536)
+def _side_stems(norm_text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(every stem, stems with no negation just before, stems with one): "без уважительной
+    причины" puts причин in the last."""
+    seq = words(norm_text)
+    plain: set[str] = set()
+    negated: set[str] = set()
+    for i, w in enumerate(seq):
+        (negated if any(p in _RU_NEGATORS for p in seq[max(0, i - 2) : i]) else plain).add(stem(w))
+    return frozenset(stem(w) for w in seq), frozenset(plain), frozenset(negated)
+
+
+_NEGATIVE_PREFIX = re.compile(r"^(бес|без|не)([^\W\d_]+)$")
+
+
+_RU_NEGATION_ANYWHERE = re.compile(r"(?<!\w)(?:не|нет|ни|без|нельзя|невозможн\w*|отсутств\w*|запрещ\w*)(?!\w)")

@@ -1,0 +1,442 @@
+"""The offline support judge: deterministic, no model, nothing downloaded.
+
+How it decides (each step says why in its reason):
+1. cannot_judge when the claim has no words or the evidence no text.
+2. Overlap: the claim's tokens (snowball stems, number words as digits) that sit inside a
+   token bigram the evidence also has. score = share + beta·ln(1 + count): the share asks
+   "how much of the claim is backed", the count "how much backing there is" (short claims
+   get little from a share alone). Supported when score ≥ threshold and at least
+   min_coverage of the claim's content words occur in the evidence (else partial). beta,
+   threshold and min_coverage are the learned numbers (bench/judge_expertqa.py fits them by
+   grid search; see DEFAULT_PARAMS).
+3. Hard checks, because a wrong number, bound or negation flips a regulation's meaning
+   while leaving word overlap high:
+   - every number or date of the claim must occur in the evidence (digits or number words);
+   - a bound on a number must not be reversed ("не реже 6" vs "не более 6");
+   - a negation must not be flipped against the evidence sentence that matches the claim
+     best ("проводится" vs "не проводится", "разрешается" vs "запрещается");
+   - an obligation in the claim backed only by a permission is partial ("должен" vs "может").
+4. Below the threshold: partial when at least half the claim's content words occur in the
+   evidence, else unsupported.
+
+Russian claims (more Cyrillic than Latin letters) are read by the regulation rules instead of
+steps 2–4, each with its reason, all against the union of the cited fragments (a claim
+backed by two citations together is backed):
+- numbers by value, in digits or words, with their time unit and exact equivalences
+  (data.text.missing_numbers, strict on units: "12 недель" is not "12 месяцев");
+- bounds: "не реже"/"не чаще", "не более"/"не менее", "до"/"после"/"не раньше", "от … до",
+  "16 лет и старше";
+- negation in context (the answer's leading "Да,"/"Нет," is not one), a negated word the
+  fragment affirms, "бесплатно" against "на платной основе";
+- modality: an obligation, a permission and a prohibition are three different rules;
+- the actor: the claim names someone the fragment does not, while the fragment names another;
+- a cause ("потому что", "поскольку", "в связи с") the fragment does not state;
+  all of these make the claim unsupported;
+- partial: an exception ("за исключением", "кроме"), restriction ("только") or condition
+  ("при наличии …") the claim drops, a quantifier ("любой", "всегда") it adds, or content
+  words the fragment does not hold (Snowball stems; pymorphy3 lemmas measured no better,
+  bench/judge_ru.py --lemmas).
+Content coverage below RU_PARAMS.partial_coverage is unsupported (on the topic, not stating
+the claim). The two coverage floors are the learned numbers (bench/judge_ru.py, fitted on
+the dev pairs, cross-validated by source article).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from evals.score.judges import lexicon as lx
+from evals.score.judges.base import JudgeInput, JudgeResult, SupportJudge
+from evals.text.normalize import missing_numbers, split_sentences
+
+
+@dataclass(frozen=True)
+class OfflineParams:
+    """beta, threshold and min_coverage are learned (bench/judge_expertqa.py); the rest are fixed by design."""
+
+    beta: float
+    threshold: float
+    min_coverage: float = 0.0  # content-word share a supported claim needs (less: partial); learned too
+    partial_coverage: float = 0.5  # content-word share that makes a below-threshold claim partial
+    slope: float = 8.0  # spread of the reported score around the threshold (score 0.5 = threshold)
+
+
+# Learned on ExpertQA domain_val (677 claim/passage pairs with expert labels; Complete =
+# supported): `python bench/judge_expertqa.py PATH --fit` (grid search for macro-F1) picks
+# these; the same script reports the cross-validated figures. The optimum is a flat ridge,
+# so small changes here do not matter; the hard checks (numbers, bounds, negation) are not learned.
+DEFAULT_PARAMS = OfflineParams(beta=0.22, threshold=0.4493, min_coverage=0.34)
+
+# Stricter: a claim needs half its content words in the evidence to be supported, so a claim
+# that adds a made-up detail to a backed phrase comes out partial. Costs about 0.04 macro-F1 on
+# ExpertQA (whose experts accept loose paraphrase), buys fewer false "supported" on close-copy
+# regulatory text. Not the default: the default follows the human labels.
+STRICT_PARAMS = OfflineParams(beta=0.22, threshold=0.4493, min_coverage=0.5)
+
+# Learned on ../shared/data/ru-pairs/dev.jsonl (160 Russian claim/fragment pairs over the
+# Health Code of Kazakhstan): `python bench/judge_ru.py PATH` refits them in cross-validation
+# grouped by source article and prints both. min_coverage: the share of the claim's content
+# words the fragments must hold for "supported"; partial_coverage: below it, "unsupported".
+RU_PARAMS = OfflineParams(beta=0.0, threshold=0.0, min_coverage=0.25, partial_coverage=0.1)
+RU_COVERAGE_GRID = tuple(round(0.05 * i, 2) for i in range(21))  # 0.00 … 1.00
+
+# Negation and modality are compared only against an evidence sentence that holds at least
+# this share of the claim's content words: elsewhere a "не" says nothing about the claim.
+ALIGN_COVERAGE = 0.5
+
+
+@dataclass(frozen=True)
+class OfflineFeatures:
+    """What the offline judge measured on one unit."""
+
+    tokens: int  # claim tokens
+    matched: int  # claim tokens inside a bigram shared with the evidence
+    content: int  # distinct content-word stems of the claim
+    coverage: float  # share of those stems found anywhere in the evidence
+    missing_numbers: tuple[str, ...]
+    bound_conflicts: tuple[str, ...]
+    negation_flips: tuple[str, ...]
+    modality_gap: bool
+    aligned: str | None  # the evidence sentence the cues were compared with
+    lang: str = "en"  # "ru": the Russian regulation rules below were measured
+    missing_words: tuple[str, ...] = ()  # claim content words no fragment holds (ru)
+    modality_conflict: str | None = None  # reasons, set when the rule fired (ru)
+    actor_conflict: str | None = None
+    cause_added: str | None = None
+    exception_dropped: str | None = None
+    restriction_dropped: str | None = None
+    universal_added: str | None = None
+    condition_dropped: str | None = None
+    negation_unheld: str | None = None
+
+    @property
+    def share(self) -> float:
+        return self.matched / self.tokens if self.tokens else 0.0
+
+    def overlap(self, beta: float) -> float:
+        return self.share + beta * math.log1p(self.matched)
+
+
+def _bigram_matched(claim: list[str], evidence: list[str]) -> int:
+    shared = set(zip(evidence, evidence[1:], strict=False))
+    covered = [False] * len(claim)
+    for i in range(len(claim) - 1):
+        if (claim[i], claim[i + 1]) in shared:
+            covered[i] = covered[i + 1] = True
+    return sum(covered)
+
+
+def _align(claim_stems: set[str], evidence_texts: Sequence[str]) -> tuple[str | None, float]:
+    """The evidence sentence holding the largest share of the claim's content stems."""
+    best: tuple[str | None, float] = (None, 0.0)
+    if not claim_stems:
+        return best
+    for text in evidence_texts:
+        for sentence in split_sentences(text):
+            norm = lx.prepare(sentence.text)
+            share = len(claim_stems & set(lx.content_stems(norm))) / len(claim_stems)
+            if share > best[1]:
+                best = (norm, share)
+    return best
+
+
+def _polarity_flips(claim: str, evidence: str) -> list[str]:
+    """Negation flipped in context, or prohibition against permission."""
+    flips = lx.polarity_flips(claim, evidence)
+    claim_rule = lx.deontic(claim)
+    if {claim_rule, lx.deontic(evidence)} == {"prohibit", "permit"}:
+        flips.append(f"claim {'prohibits' if claim_rule == 'prohibit' else 'permits'}, the evidence the opposite")
+    return flips
+
+
+def _bound_conflicts(claim: str, evidence: str) -> list[str]:
+    evidence_bounds: dict[str, set[str]] = {}
+    for cue in lx.number_cues(evidence):
+        evidence_bounds.setdefault(cue.value, set()).add(cue.bound)
+    conflicts = []
+    opposite = {"lower": "upper", "upper": "lower"}
+    for cue in lx.number_cues(claim):
+        if cue.bound == "none" or cue.value not in evidence_bounds:
+            continue
+        if evidence_bounds[cue.value] == {opposite[cue.bound]}:
+            word = {"lower": "at least", "upper": "at most"}
+            conflicts.append(f"claim says {word[cue.bound]} {cue.value}, evidence {word[opposite[cue.bound]]}")
+    return conflicts
+
+
+def extract_features(item: JudgeInput) -> OfflineFeatures | None:
+    """Features of one unit, or None when there is nothing to compare."""
+    claim = lx.prepare(item.claim)
+    texts = [t for t in item.evidence if t and t.strip()]
+    if not texts:
+        return None
+    if lx.is_russian(claim):
+        return _russian_features(claim, texts)
+    evidence = lx.prepare("\n".join(texts))
+    claim_tokens = lx.token_stream(claim)
+    stems = set(lx.content_stems(claim))
+    if not claim_tokens or not evidence:
+        return None
+    evidence_tokens = lx.token_stream(evidence)
+    evidence_stems = set(lx.content_stems(evidence))
+    numbers = lx.number_values(evidence) | lx.word_numbers(evidence)
+    missing = tuple(sorted(lx.number_values(claim, codes=False, spoken=False) - numbers, key=lambda v: (len(v), v)))
+    aligned, aligned_share = _align(stems, texts)
+    flips: list[str] = []
+    modality_gap = False
+    if aligned is not None and aligned_share >= ALIGN_COVERAGE:
+        flips = _polarity_flips(claim, aligned)
+        modality_gap = lx.has_must(claim) and lx.has_may(aligned) and not lx.has_must(aligned)
+    return OfflineFeatures(
+        tokens=len(claim_tokens),
+        matched=_bigram_matched(claim_tokens, evidence_tokens),
+        content=len(stems),
+        coverage=len(stems & evidence_stems) / len(stems) if stems else 0.0,
+        missing_numbers=missing,
+        bound_conflicts=tuple(_bound_conflicts(claim, evidence)),
+        negation_flips=tuple(flips),
+        modality_gap=modality_gap,
+        aligned=aligned,
+    )
+
+
+def _sentences(texts: Sequence[str]) -> list[str]:
+    """The fragments' sentences in order, prepared (each text once: a chunk backs many claims)."""
+    return [sentence for text in texts for sentence in _text_sentences(text)]
+
+
+@lru_cache(maxsize=16384)
+def _text_sentences(text: str) -> tuple[str, ...]:
+    prepared = (lx.expand_abbreviations(lx.prepare(s.text)) for s in split_sentences(text))
+    return tuple(norm for norm in prepared if norm)
+
+
+@lru_cache(maxsize=65536)
+def _stem_set(norm_text: str) -> frozenset[str]:
+    return frozenset(lx.content_stems(norm_text))
+
+
+def _context(sentences: list[str], shares: list[float], floor: float) -> list[str]:
+    """The sentences a claim is about (those holding at least `floor` of the claim's content
+    stems), each read after the list lead-in before it ("Беременные женщины обязаны: 1) …")."""
+    picked: list[str] = []
+    for i, sentence in enumerate(sentences):
+        if shares[i] >= floor and shares[i] > 0:
+            lead = next((s for s in reversed(sentences[:i]) if s.endswith(":")), None)
+            unit = sentence if lead is None or lead == sentence else lead + " " + sentence
+            if unit not in picked:
+                picked.append(unit)
+    return picked
+
+
+def _russian_features(claim_raw: str, texts: list[str]) -> OfflineFeatures | None:
+    claim = lx.expand_abbreviations(lx.strip_answer_particle(claim_raw))
+    claim_tokens = lx.token_stream(claim)
+    if not claim_tokens:
+        return None
+    sentences = _sentences(texts)
+    evidence = " ".join(sentences)
+    if not evidence:
+        return None
+    content = list(dict.fromkeys(lx.content_words(claim)))
+    evidence_keys = lx.key_set(evidence)
+    missing_words = tuple(w for w in content if not any(k in evidence_keys for k in lx.match_keys(w)))
+    claim_stems = {lx.stem(w) for w in lx.content_words(claim)}
+    # the sentences the cues are compared with: those about the claim, else the best one
+    stems_of = [_stem_set(s) for s in sentences]
+    shares = [len(claim_stems & st) / len(claim_stems) if claim_stems else 0.0 for st in stems_of]
+    best = max(range(len(sentences)), key=lambda i: shares[i])
+    context_sentences = _context(sentences, shares, ALIGN_COVERAGE) or _context(sentences, shares, shares[best])
+    context = " ".join(context_sentences)
+    flips: list[str] = []
+    for sentence in context_sentences:
+        for flip in lx.polarity_flips_ru(claim, sentence):
+            if flip not in flips:
+                flips.append(flip)
+    antonym = lx.prefix_antonyms(claim, context)
+    if antonym is not None:
+        flips.append(antonym)
+    numbers = tuple(missing_numbers(claim, texts, strict_units=True))
+    cause = None
+    said = lx.causes(claim)
+    if said and not lx.causes(evidence):
+        cause = f"claim gives a cause ('{said[0]}') the fragment does not state"
+    return OfflineFeatures(
+        tokens=len(claim_tokens),
+        matched=_bigram_matched(claim_tokens, lx.token_stream(evidence)),
+        content=len(content),
+        coverage=(len(content) - len(missing_words)) / len(content) if content else 1.0,  # nothing left unbacked
+        missing_numbers=numbers,
+        bound_conflicts=tuple(_bound_conflicts(claim, evidence)),
+        negation_flips=tuple(flips),
+        modality_gap=False,
+        aligned=sentences[best],
+        lang="ru",
+        missing_words=missing_words,
+        modality_conflict=lx.modality_conflict(claim, context),
+        actor_conflict=lx.actor_conflict(claim, evidence),
+        cause_added=cause,
+        exception_dropped=lx.dropped_exception(claim, context),
+        restriction_dropped=lx.dropped_restriction(claim, context),
+        universal_added=lx.added_universal(claim, evidence),
+        condition_dropped=lx.dropped_condition(claim, context),
+        negation_unheld=lx.negation_unheld(claim, context),
+    )
+
+
+def _hard_reason(features: OfflineFeatures) -> str | None:
+    """The first rule that makes a claim unsupported whatever its overlap, or None."""
+    if features.missing_numbers:
+        return "number not in evidence: " + ", ".join(features.missing_numbers[:3])
+    if features.bound_conflicts:
+        return features.bound_conflicts[0]
+    if features.negation_flips:
+        return "negation differs: " + features.negation_flips[0]
+    for reason in (features.negation_unheld, features.modality_conflict, features.actor_conflict, features.cause_added):
+        if reason is not None:
+            return reason
+    return None
+
+
+def _partial_reason(features: OfflineFeatures) -> str | None:
+    for reason in (features.exception_dropped, features.restriction_dropped, features.condition_dropped,
+                   features.universal_added):
+        if reason is not None:
+            return reason
+    return None
+
+
+def decide_russian(features: OfflineFeatures, params: OfflineParams = RU_PARAMS) -> JudgeResult:
+    """The verdict on a Russian claim's features: hard rules, then coverage floors, then the
+    partial rules."""
+    score = round(features.coverage, 4)
+    hard = _hard_reason(features)
+    if hard is not None:
+        return JudgeResult("unsupported", round(min(score, 0.1), 4), hard)
+    shown = ", ".join(features.missing_words[:4])
+    if features.coverage < params.partial_coverage:
+        return JudgeResult(
+            "unsupported", round(min(score, 0.2), 4),
+            f"the fragment does not state the claim: {features.coverage:.0%} of its content words held"
+            + (f" (missing: {shown})" if shown else ""),
+        )
+    partial = _partial_reason(features)
+    if partial is not None:
+        return JudgeResult("partial", round(min(score, 0.4), 4), partial)
+    if features.coverage < params.min_coverage:
+        return JudgeResult("partial", round(min(score, 0.4), 4), f"claim adds what the fragment does not hold: {shown}")
+    held = f"{features.coverage:.0%} of claim content words held"
+    why = f"no number, bound, negation, modality, actor or cause disagrees; {held}"
+    return JudgeResult("supported", score, why)
+
+
+def is_supported_russian(features: OfflineFeatures, params: OfflineParams) -> bool:
+    return (
+        _hard_reason(features) is None
+        and _partial_reason(features) is None
+        and features.coverage >= params.min_coverage
+    )
+
+
+def fit_ru_params(
+    features: Sequence[OfflineFeatures | None], labels: Sequence[str], base: OfflineParams = RU_PARAMS
+) -> OfflineParams:
+    """Grid search of (min_coverage, partial_coverage) for binary macro-F1 (supported vs not),
+    ties broken by three-way macro-F1; on the plateau that remains, the median floor (then the
+    median partial floor under it): the optimum is flat, its middle generalises best."""
+    from evals.score.judges.metrics import macro_f1
+
+    truth = [label == "supported" for label in labels]
+    scored: list[tuple[float, float, float, float]] = []  # (binary, three-way, floor, partial)
+    for floor in RU_COVERAGE_GRID:
+        for partial in RU_COVERAGE_GRID:
+            if partial > floor:
+                continue
+            params = replace(base, min_coverage=floor, partial_coverage=partial)
+            pred = [decide(f, params).value for f in features]
+            binary = macro_f1(truth, [p == "supported" for p in pred], labels=(True, False)).value or 0.0
+            three = macro_f1(list(labels), pred, labels=("supported", "partial", "unsupported")).value or 0.0
+            scored.append((round(binary, 9), round(three, 9), floor, partial))
+    top = max((b, t) for b, t, _, _ in scored)
+    plateau = [(f, p) for b, t, f, p in scored if (b, t) == top]
+    floors = sorted({f for f, _ in plateau})
+    floor = floors[(len(floors) - 1) // 2]
+    partials = sorted(p for f, p in plateau if f == floor)
+    return replace(base, min_coverage=floor, partial_coverage=partials[(len(partials) - 1) // 2])
+
+
+def decide(features: OfflineFeatures | None, params: OfflineParams = DEFAULT_PARAMS) -> JudgeResult:
+    """The verdict for measured features (kept apart from extract_features so calibration can
+    re-decide cached features under other parameters)."""
+    if features is None:
+        return JudgeResult("cannot_judge", None, "no claim words or no evidence text to compare")
+    if features.lang == "ru":
+        return decide_russian(features, params)
+    overlap = features.overlap(params.beta)
+    score = 1.0 / (1.0 + math.exp(-params.slope * (overlap - params.threshold)))
+    basis = f"{features.matched}/{features.tokens} claim tokens in phrases shared with the evidence"
+    if features.missing_numbers:
+        shown = ", ".join(features.missing_numbers[:3])
+        return JudgeResult("unsupported", round(min(score, 0.1), 4), f"number not in evidence: {shown}")
+    if features.bound_conflicts:
+        return JudgeResult("unsupported", round(min(score, 0.1), 4), features.bound_conflicts[0])
+    if features.negation_flips:
+        return JudgeResult("unsupported", round(min(score, 0.1), 4), "negation differs: " + features.negation_flips[0])
+    if overlap >= params.threshold:
+        if features.coverage < params.min_coverage:
+            return JudgeResult(
+                "partial", round(min(score, 0.4), 4),
+                f"{basis}, but only {features.coverage:.0%} of claim words are in the evidence",
+            )
+        if features.modality_gap:
+            why = "claim states an obligation, the evidence a permission"
+            return JudgeResult("partial", round(min(score, 0.4), 4), why)
+        return JudgeResult("supported", round(score, 4), f"{basis} (overlap {overlap:.2f} ≥ {params.threshold:.2f})")
+    if features.content and features.coverage >= params.partial_coverage:
+        return JudgeResult(
+            "partial", round(score, 4),
+            f"{features.coverage:.0%} of claim words in evidence, but {basis} (overlap {overlap:.2f})",
+        )
+    return JudgeResult("unsupported", round(score, 4), f"{basis}; {features.coverage:.0%} of claim words in evidence")
+
+
+def is_supported(features: OfflineFeatures | None, params: OfflineParams) -> bool:
+    """decide(features, params).value == "supported", without building the result (calibration
+    calls this millions of times)."""
+    if features is not None and features.lang == "ru":
+        return is_supported_russian(features, params)
+    return (
+        features is not None
+        and not (features.missing_numbers or features.bound_conflicts or features.negation_flips)
+        and not features.modality_gap
+        and features.coverage >= params.min_coverage
+        and features.overlap(params.beta) >= params.threshold
+    )
+
+
+class OfflineJudge(SupportJudge):
+    """The default judge: deterministic lexical support with number, bound and negation checks,
+    and the Russian regulation rules for Russian claims (their own learned numbers, ru_params)."""
+
+    def __init__(
+        self, params: OfflineParams = DEFAULT_PARAMS, name: str = "offline", ru_params: OfflineParams = RU_PARAMS
+    ) -> None:
+        self.params = params
+        self.ru_params = ru_params
+        self.name = name
+
+    def judge_one(self, item: JudgeInput) -> JudgeResult:
+        features = extract_features(item)
+        return decide(features, self.ru_params if features is not None and features.lang == "ru" else self.params)
+
+    def judge(self, items: Sequence[JudgeInput]) -> list[JudgeResult]:
+        return [self.judge_one(item) for item in items]
+
+    async def ajudge(self, items: Sequence[JudgeInput]) -> list[JudgeResult]:
+        return self.judge(items)
+
+    def with_params(self, **changes: float) -> OfflineJudge:
+        return OfflineJudge(replace(self.params, **changes), self.name, self.ru_params)  # type: ignore[arg-type]

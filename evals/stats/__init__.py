@@ -1,0 +1,2 @@
+"""Statistics shared by the stages: one bootstrap (seed, resamples) for every interval.
+"""

@@ -1,0 +1,208 @@
+"""A portable run bundle (`citeval bundle RUN --out run.tar.gz`) and reading one back.
+
+CI keeps main's last scored run as an artifact and gates a pull request against it
+(`citeval gate RUN --baseline run.tar.gz`). The bundle holds the run's artifacts (manifest,
+answers, findings, judgments, per-question rows, scores, agreement when present) and an
+index with each file's sha256 — nothing else from the run folder, and no secret: URL
+credentials, secret-looking query parameters and the values of secret-looking environment
+variables are replaced by "[redacted]" in every file.
+
+Reading a bundle never calls `extractall`: each member must be a regular file named as one of
+the bundle's files (no path, no link, no device), within a size limit, and match the index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+import tarfile
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from evals._version import __version__
+from evals.errors import DataError
+from evals.store.atomic import require_complete_score
+from evals.store.reading import read_text
+
+BUNDLE_FORMAT = 1
+INDEX = "citeval-bundle.json"
+RUN_FILES = (
+    "manifest.json",
+    "answers.jsonl",
+    "findings.jsonl",
+    "judgments.jsonl",
+    "per_question.jsonl",
+    "scores.json",
+    "agreement.json",
+)
+REQUIRED = ("manifest.json", "per_question.jsonl", "scores.json")
+MAX_FILE_BYTES = 1 << 30  # one run file; a 200-question run is a few MB
+REDACTED = "[redacted]"
+
+_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)", re.IGNORECASE)
+_URL_USERINFO = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^/\s\"'@]+)@")
+_SECRET_QUERY = re.compile(
+    r"(?P<name>[?&](?:api[_-]?key|key|token|access[_-]?token|secret|password|sig|signature|auth)=)(?P<value>[^&#\s\"']+)",
+    re.IGNORECASE,
+)
+MIN_SECRET_LENGTH = 8  # shorter environment values ("1", "true") are not secrets and would wreck text
+
+
+@dataclass
+class BundleResult:
+    path: Path
+    run_id: str | None
+    files: list[str] = field(default_factory=list)
+    redactions: int = 0
+
+    def to_text(self) -> str:
+        redacted = f"; {self.redactions} secret(s) redacted" if self.redactions else ""
+        return f"{self.path}: run {self.run_id}, {len(self.files)} file(s) ({', '.join(self.files)}){redacted}\n"
+
+
+def _environment_secrets() -> list[str]:
+    values = {v for k, v in os.environ.items() if _SECRET_NAME.search(k) and len(v) >= MIN_SECRET_LENGTH}
+    return sorted(values, key=len, reverse=True)
+
+
+def redact(text: str, secrets: list[str]) -> tuple[str, int]:
+    """`text` without URL credentials, secret query values or any of `secrets`; and how many went."""
+    count = 0
+    for secret in secrets:
+        count += text.count(secret)
+        text = text.replace(secret, REDACTED)
+    text, n = _URL_USERINFO.subn(lambda m: f"{m['scheme']}{REDACTED}@", text)
+    count += n
+    text, n = _SECRET_QUERY.subn(lambda m: f"{m['name']}{REDACTED}", text)
+    return text, count + n
+
+
+def _run_id(run_dir: Path) -> str | None:
+    try:
+        doc = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    return doc.get("run_id") if isinstance(doc, dict) else None
+
+
+def write_bundle(run_dir: Path | str, out: Path | str) -> BundleResult:
+    """Pack a scored run folder into a .tar.gz bundle (written whole or not at all)."""
+    run_dir, out = Path(run_dir), Path(out)
+    if not run_dir.is_dir():
+        raise DataError(run_dir, None, "run folder not found")
+    for name in REQUIRED:
+        if not (run_dir / name).is_file():
+            hint = " (score the run first: citeval score RUN)" if name != "manifest.json" else ""
+            raise DataError(run_dir / name, None, f"file not found{hint}")
+    require_complete_score(run_dir, answers=False)  # never a bundle of a score killed halfway (evals.store.atomic)
+    secrets = _environment_secrets()
+    result = BundleResult(path=out, run_id=_run_id(run_dir))
+    payload: dict[str, bytes] = {}
+    for name in RUN_FILES:
+        path = run_dir / name
+        if path.is_file():
+            text, n = redact(read_text(path), secrets)  # strict UTF-8 naming the line
+            payload[name] = text.encode("utf-8")
+            result.redactions += n
+            result.files.append(name)
+    index = {
+        "format": BUNDLE_FORMAT,
+        "run_id": result.run_id,
+        "created_at": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+        "citeval_version": __version__,
+        "files": {name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+                  for name, data in payload.items()},
+    }
+    payload[INDEX] = json.dumps(index, ensure_ascii=False, indent=2).encode("utf-8")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    with tarfile.open(tmp, "w:gz") as tar:
+        for name, data in payload.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.mtime = len(data), 0o644, int(datetime.now(timezone.utc).timestamp())
+            tar.addfile(info, io.BytesIO(data))
+    os.replace(tmp, out)
+    return result
+
+
+def _member_name(member: tarfile.TarInfo) -> str:
+    """A member's bundle name: `tar -C RUN .` writes "./manifest.json" for "manifest.json"."""
+    name = member.name
+    while name.startswith("./"):
+        name = name[2:]
+    return name
+
+
+def _safe_member(path: Path, member: tarfile.TarInfo) -> None:
+    name = _member_name(member)
+    if name not in (*RUN_FILES, INDEX):
+        raise DataError(path, None, f"unexpected member {name!r} in the bundle (only run files, no paths)")
+    if not member.isfile():
+        raise DataError(path, None, f"member {name!r} is not a regular file (links and devices are refused)")
+    if member.size > MAX_FILE_BYTES:
+        raise DataError(path, None, f"member {name!r} is larger than {MAX_FILE_BYTES} bytes")
+
+
+def _check_index(path: Path, files: dict[str, bytes]) -> None:
+    if INDEX not in files:
+        raise DataError(path, None, f"not a citeval bundle ({INDEX} missing)")
+    try:
+        index = json.loads(files[INDEX].decode("utf-8"))
+        listed = index["files"]
+    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
+        raise DataError(path, None, f"{INDEX} is not a bundle index") from None
+    if not isinstance(index.get("format"), int) or index["format"] > BUNDLE_FORMAT:
+        raise DataError(path, None, f"bundle format {index.get('format')!r} is not one this citeval reads; upgrade")
+    for name, data in files.items():
+        if name == INDEX:
+            continue
+        entry = listed.get(name) if isinstance(listed, dict) else None
+        if not isinstance(entry, dict) or entry.get("sha256") != hashlib.sha256(data).hexdigest():
+            raise DataError(path, None, f"member {name!r} does not match the bundle index (damaged or altered)")
+    missing = [name for name in REQUIRED if name not in files]
+    if missing:
+        raise DataError(path, None, f"bundle lacks {', '.join(missing)}")
+
+
+def read_bundle(path: Path | str, dest: Path | str) -> Path:
+    """Unpack a bundle's checked files into `dest` (a folder that exists); return it."""
+    path, dest = Path(path), Path(dest)
+    try:
+        with tarfile.open(path, "r:*") as tar:
+            files: dict[str, bytes] = {}
+            for member in tar.getmembers():
+                if member.isdir() and _member_name(member) in ("", "."):
+                    continue  # the top folder entry of a bundle packed by hand with tar -C RUN .
+                _safe_member(path, member)
+                handle = tar.extractfile(member)
+                assert handle is not None  # a regular file always has content
+                name = _member_name(member)
+                if name in files:
+                    raise DataError(path, None, f"member {name!r} appears twice in the bundle")
+                files[name] = handle.read()
+    except (tarfile.TarError, EOFError, OSError) as exc:
+        raise DataError(path, None, f"not a readable .tar.gz bundle: {exc}") from None
+    _check_index(path, files)
+    for name, data in files.items():
+        (dest / name).write_bytes(data)
+    return dest
+
+
+@contextmanager
+def open_run(path: Path | str) -> Iterator[Path]:
+    """A run folder as is, or a bundle unpacked into a temporary folder for the `with` block."""
+    path = Path(path)
+    if path.is_dir():
+        yield path
+        return
+    if not path.is_file():
+        raise DataError(path, None, "baseline not found (a run folder or a bundle from citeval bundle)")
+    with tempfile.TemporaryDirectory(prefix="citeval-bundle-") as tmp:
+        yield read_bundle(path, tmp)

@@ -1,0 +1,420 @@
+"""The run folder: the one reader of runs/<run_id>/ that every stage uses (DESIGN 1).
+
+    manifest.json       RunManifest            written by `run`
+    answers.jsonl       Answer, one a line     written by `run` (appended, resumable)
+    findings.jsonl      Finding                written by `score`
+    judgments.jsonl     Judgment (long form)   written by `score`, grown by `label pull`, `agree --adjudicate`
+    per_question.jsonl  QuestionScore          written by `score`
+    per_question.parquet  the same rows        written by `score` for large runs (evals.store.perquestion)
+    scores.json         Scores                 written by `score`
+    agreement.json      AgreementReport JSON   written by `agree`
+
+plus the dataset the manifest points to (questions in any supported format, the registry).
+Every file is read on first use and kept; a missing or broken file is a DataError naming it.
+Reading never writes: a torn last answer line (a kill, or a run still writing) is left out;
+`repair_answers()` is the runner's own, writing variant.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from evals.contract.models import Answer, Finding, Judgment, Question, RunManifest
+from evals.contract.precedence import grain_problem
+from evals.contract.scores import QuestionScore, Scores
+from evals.data.registry import Registry
+from evals.errors import CitevalError, DataError
+from evals.store.atomic import require_complete_score
+from evals.store.jsonl import load_questions, questions_file, read_json_object, read_jsonl, validation_errors
+from evals.store.reading import decode_text, iter_raw_lines, json_type, parse_json
+
+MANIFEST = "manifest.json"
+ANSWERS = "answers.jsonl"
+FINDINGS = "findings.jsonl"
+JUDGMENTS = "judgments.jsonl"
+PER_QUESTION = "per_question.jsonl"
+PER_QUESTION_PARQUET = "per_question.parquet"
+SCORES = "scores.json"
+AGREEMENT = "agreement.json"
+JUDGE_CACHE = "judge_cache.jsonl"
+JUNIT = "junit.xml"
+
+__all__ = [
+    "AGREEMENT",
+    "ANSWERS",
+    "FINDINGS",
+    "JUDGE_CACHE",
+    "JUDGMENTS",
+    "JUNIT",
+    "MANIFEST",
+    "PER_QUESTION",
+    "PER_QUESTION_PARQUET",
+    "SCORES",
+    "DatasetCache",
+    "RunFolder",
+    "iter_answers",
+    "iter_judgments",
+    "load_manifest",
+    "read_answers",
+    "recorded",
+    "recorded_run_id",
+    "read_judgments",
+    "repair_answers",
+]
+
+
+# --- single files (also usable without a RunFolder) -----------------------------------
+
+
+def load_manifest(run_dir: Path | str) -> RunManifest:
+    """runs/<run_id>/manifest.json, validated."""
+    path = Path(run_dir) / MANIFEST
+    obj = read_json_object(path, "file not found (is this a run folder?)")
+    try:
+        return RunManifest.model_validate(obj)
+    except ValidationError as exc:
+        raise validation_errors(path, None, exc)[0] from None
+
+
+def recorded(run_dir: Path | str, *keys: str) -> Any:
+    """A value a manifest.json records (manifest["dataset"]["path"] …), read even when the rest of
+    the manifest is not valid — for stages that only add context (texts beside a disagreement, the
+    run id of appended labels); None when it is not there."""
+    try:
+        value: Any = json.loads((Path(run_dir) / MANIFEST).read_text(encoding="utf-8"))
+        for key in keys:
+            value = value[key]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return value
+
+
+def recorded_run_id(run_dir: Path | str) -> str | None:
+    run_id = recorded(run_dir, "run_id")
+    return run_id if isinstance(run_id, str) and run_id else None
+
+
+def iter_answers(path: Path | str) -> Iterator[Answer]:
+    """Answers in file order, streaming, read-only. A last line that does not parse as JSON (torn
+    by a kill, or still being written) is left out; a complete last answer that only lacks its
+    newline is read like any other."""
+    path = Path(path)
+    if not path.exists():
+        return
+    for lineno, raw in iter_raw_lines(path):
+        last_unended = not raw.endswith(b"\n")
+        try:
+            text = decode_text(raw, path, lineno)
+            if not text.strip():
+                continue
+            obj = parse_json(text, path, lineno)
+        except DataError:
+            if last_unended:
+                return  # torn or in flight
+            raise
+        if not isinstance(obj, dict):
+            raise DataError(path, lineno, f"expected an Answer object, got {json_type(obj)}")
+        try:
+            yield Answer.model_validate(obj)
+        except ValidationError as exc:
+            raise validation_errors(path, lineno, exc)[0] from None
+
+
+def read_answers(path: Path | str) -> dict[str, Answer]:
+    """Answers by question id (a resumed run's later line wins); read-only."""
+    return {answer.question_id: answer for answer in iter_answers(path)}
+
+
+def _torn(tail: bytes, path: Path) -> bool:
+    """A last line is torn when it does not parse as JSON; one that parses only lacks its newline."""
+    try:
+        return not isinstance(parse_json(decode_text(tail, path, 2), path), dict)
+    except DataError:
+        return True
+
+
+def repair_answers(path: Path | str) -> dict[str, Answer]:
+    """The runner's reader: cut a half-written last line left by a kill (a complete last answer
+    gets its missing newline instead), then read the answers."""
+    path = Path(path)
+    if not path.exists():
+        return {}
+    with open(path, "rb+") as handle:
+        size = handle.seek(0, 2)
+        tail = b""
+        start = size
+        while start > 0 and b"\n" not in tail:  # read back to the last newline
+            step = min(start, 1 << 16)
+            start -= step
+            handle.seek(start)
+            tail = handle.read(step) + tail
+        if tail and not tail.endswith(b"\n"):
+            cut = tail.rfind(b"\n") + 1
+            if _torn(tail[cut:], path):
+                handle.truncate(start + cut)
+            else:
+                handle.seek(0, 2)
+                handle.write(b"\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+    return read_answers(path)
+
+
+def iter_judgments(path: Path | str) -> Iterator[Judgment]:
+    """Every judgment in file order, streaming; a human or adjudicated label without the ids of
+    its field's unit (DESIGN 5) is a DataError naming the line."""
+    for lineno, judgment in read_jsonl(path, Judgment):
+        if not judgment.source.startswith("auto:"):
+            problem = grain_problem(judgment.field, judgment.claim_id, judgment.evidence_id)
+            if problem:
+                raise DataError(path, lineno, problem[1], field=problem[0])
+        yield judgment
+
+
+def read_judgments(path: Path | str) -> list[Judgment]:
+    """Every judgment in file order (see iter_judgments)."""
+    return list(iter_judgments(path))
+
+
+# --- the dataset behind a run ---------------------------------------------------------
+
+
+@dataclass
+class DatasetCache:
+    """Registries and questions shared by many run folders of one dataset (a weekly report over
+    ten runs loads the dataset once), keyed by folder and the content hash the manifest recorded."""
+
+    registries: dict[tuple[str, str], Registry] = field(default_factory=dict)
+    questions: dict[tuple[str, str], list[Question]] = field(default_factory=dict)
+
+    def clear(self) -> None:
+        self.registries.clear()
+        self.questions.clear()
+
+
+# --- the folder -----------------------------------------------------------------------
+
+
+class RunFolder:
+    """runs/<run_id>/ and the dataset it was run on. Attributes load on first use."""
+
+    def __init__(self, path: Path | str, *, cache: DatasetCache | None = None) -> None:
+        self.path = Path(path)
+        self.cache = cache
+        self.notes: list[str] = []  # what could not be read by the lenient readers (try_*)
+        self._unavailable: dict[str, bool] = {}
+
+    def __repr__(self) -> str:
+        return f"RunFolder({str(self.path)!r})"
+
+    def file(self, name: str) -> Path:
+        return self.path / name
+
+    def has(self, name: str) -> bool:
+        return (self.path / name).exists()
+
+    def require(self, *names: str) -> RunFolder:
+        """This folder, after checking that its manifest and the named files exist."""
+        self.manifest  # noqa: B018 - a folder without a manifest is no run folder
+        for name in names:
+            if not self.has(name):
+                raise DataError(self.file(name), None, "file not found")
+        return self
+
+    def require_dir(self) -> RunFolder:
+        if not self.path.is_dir():
+            raise DataError(self.path, None, "run folder not found")
+        return self
+
+    # manifest -------------------------------------------------------------------------
+
+    @cached_property
+    def manifest(self) -> RunManifest:
+        return load_manifest(self.path)
+
+    @property
+    def run_id(self) -> str:
+        return self.manifest.run_id
+
+    @property
+    def started_at(self) -> datetime:
+        return self.manifest.started_at
+
+    @property
+    def label(self) -> str:
+        """The variant label: the manifest's, else the one scores.json recorded, else "unlabelled"."""
+        if self.manifest.label:
+            return self.manifest.label
+        scored = self.scores.label if self.has(SCORES) else None
+        return scored or "unlabelled"
+
+    @property
+    def dataset_path(self) -> Path:
+        """The dataset folder; a relative path is tried as given, then from the run folder."""
+        dataset = Path(self.manifest.dataset.path)
+        if not dataset.is_absolute() and not dataset.exists() and (self.path / dataset).exists():
+            dataset = (self.path / dataset).resolve()
+        return dataset
+
+    def require_dataset(self) -> Path:
+        dataset = self.dataset_path
+        if not dataset.exists():
+            raise DataError(self.file(MANIFEST), None, f"dataset folder {dataset} not found", "dataset.path")
+        return dataset
+
+    # answers --------------------------------------------------------------------------
+
+    def iter_answers(self) -> Iterator[Answer]:
+        """Answers in file order, streaming (read-only)."""
+        return iter_answers(self.file(ANSWERS))
+
+    @cached_property
+    def answers(self) -> dict[str, Answer]:
+        """Answers by question id; a resumed run's later line wins."""
+        return read_answers(self.file(ANSWERS))
+
+    @property
+    def answer_list(self) -> list[Answer]:
+        """One answer per question, in the order the questions were first answered."""
+        return list(self.answers.values())
+
+    def repair_answers(self) -> dict[str, Answer]:
+        """`run --resume`: repair a torn last line in place, then read (not cached)."""
+        return repair_answers(self.file(ANSWERS))
+
+    # dataset --------------------------------------------------------------------------
+
+    @cached_property
+    def question_list(self) -> list[Question]:
+        """The dataset's questions in file order, from questions.jsonl, .csv or .parquet."""
+        ref = self.manifest.dataset
+        key = (ref.path, ref.questions_sha256)
+        if self.cache is not None and key in self.cache.questions:
+            return self.cache.questions[key]
+        found = load_questions(self.require_dataset())
+        if self.cache is not None:
+            self.cache.questions[key] = found
+        return found
+
+    @cached_property
+    def questions(self) -> dict[str, Question]:
+        return {q.question_id: q for q in self.question_list}
+
+    @property
+    def questions_file(self) -> Path:
+        return questions_file(self.dataset_path)
+
+    @cached_property
+    def registry(self) -> Registry:
+        ref = self.manifest.dataset
+        key = (ref.path, ref.registry_sha256)
+        if self.cache is not None and key in self.cache.registries:
+            return self.cache.registries[key]
+        found = Registry.load(self.require_dataset())
+        if self.cache is not None:
+            self.cache.registries[key] = found
+        return found
+
+    def try_questions(self) -> dict[str, Question]:
+        """The questions, or none (with a note) when the dataset is not on this machine."""
+        if self._unavailable.get("questions"):
+            return {}
+        try:
+            return self.questions
+        except CitevalError as exc:
+            self._unavailable["questions"] = True
+            self._note(f"questions not available: {exc}")
+            return {}
+
+    def try_registry(self) -> Registry | None:
+        """The registry, or None (with a note) when the dataset is not on this machine."""
+        if self._unavailable.get("registry"):
+            return None
+        try:
+            return self.registry
+        except CitevalError as exc:
+            self._unavailable["registry"] = True
+            self._note(f"registry not available (citation statuses unknown): {exc}")
+            return None
+
+    def _note(self, note: str) -> None:
+        if note not in self.notes:
+            self.notes.append(note)
+
+    def asked_at(self, question_id: str) -> datetime:
+        """When the question was asked: its asked_at, else the run's start (DESIGN 2)."""
+        q = self.try_questions().get(question_id)
+        return (q.asked_at if q and q.asked_at else None) or self.manifest.started_at
+
+    def question_text(self, question_id: str) -> str | None:
+        q = self.try_questions().get(question_id)
+        return q.question if q else None
+
+    # score artifacts ------------------------------------------------------------------
+
+    @cached_property
+    def judgments(self) -> list[Judgment]:
+        """judgments.jsonl in file order; none before the first judge or review round."""
+        path = self.file(JUDGMENTS)
+        return read_judgments(path) if path.exists() else []
+
+    def require_complete_score(self) -> RunFolder:
+        """This folder, after checking that its scored files are one complete set (evals.store.atomic:
+        not left half-swapped by a killed `score`, not older than its answers)."""
+        require_complete_score(self.path)
+        return self
+
+    @cached_property
+    def findings(self) -> list[Finding]:
+        self.require_complete_score()
+        path = self.file(FINDINGS)
+        return [f for _, f in read_jsonl(path, Finding)] if path.exists() else []
+
+    @cached_property
+    def per_question(self) -> dict[str, QuestionScore]:
+        """The per_question rows by question id, from per_question.parquet when the scoring wrote
+        one (large runs), else per_question.jsonl."""
+        return {row.question_id: row for row in self.iter_per_question()}
+
+    def iter_per_question(self) -> Iterator[QuestionScore]:
+        """The per_question rows in question order, streaming (read-only, not cached)."""
+        self.require_complete_score()
+        parquet = self.file(PER_QUESTION_PARQUET)
+        if parquet.exists():
+            from evals.store.perquestion import read_rows
+
+            for number, row in enumerate(read_rows(parquet), 1):
+                try:
+                    yield QuestionScore.model_validate(row)
+                except ValidationError as exc:
+                    raise validation_errors(parquet, number, exc)[0] from None
+            return
+        path = self.file(PER_QUESTION)
+        if not path.exists():
+            raise DataError(path, None, "file not found (score the run first: citeval score RUN)")
+        for _, record in read_jsonl(path, QuestionScore):
+            yield record
+
+    @cached_property
+    def scores(self) -> Scores:
+        self.require_complete_score()
+        return Scores.read(self.file(SCORES))
+
+    @cached_property
+    def agreement(self) -> dict[str, Any] | None:
+        """agreement.json as written by `citeval agree`, or None before the first agree."""
+        return read_json_object(self.file(AGREEMENT)) if self.has(AGREEMENT) else None
+
+    def forget(self, *names: str) -> None:
+        """Drop loaded attributes (after a stage rewrote their files), all when none is named."""
+        for name in names or ("manifest", "answers", "judgments", "findings", "per_question", "scores", "agreement"):
+            self.__dict__.pop(name, None)
