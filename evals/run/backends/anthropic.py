@@ -14,13 +14,16 @@ citations resolve to the registry's chunks.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any, cast, get_args, get_origin
 
+from anthropic import __version__ as _SDK_VERSION
 from anthropic.lib.streaming._messages import accumulate_event as _sdk_accumulate_event
 from anthropic.types import ContentBlock, Message, StopReason, TextCitation
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -33,7 +36,16 @@ from evals.text.normalize import ABBREVIATIONS, extract_numbers, normalize, norm
 
 # The SDK's own stream folding, the function its MessageStream applies to every event. It is
 # typed for event models but builds them from plain dicts itself, as logged events are.
-accumulate_event: Any = _sdk_accumulate_event
+_SDK_TAKES_JSON_BUFS = "json_bufs" in inspect.signature(_sdk_accumulate_event).parameters
+
+
+def stream_accumulator() -> Callable[..., Any]:
+    """The SDK's accumulate_event bound to one stream's own state. From anthropic 1.x on it also
+    takes `json_bufs` (each tool block's input JSON as streamed so far), which its MessageStream
+    keeps per stream; 0.x keeps that inside the snapshot."""
+    if _SDK_TAKES_JSON_BUFS:
+        return functools.partial(cast(Any, _sdk_accumulate_event), json_bufs={})
+    return cast(Callable[..., Any], _sdk_accumulate_event)
 
 
 class AnthropicFormatError(ValueError):
@@ -252,6 +264,7 @@ def fold_events(events: Sequence[Any]) -> tuple[dict[str, Any], dict[str, Any] |
     snapshot: Any = None
     error: dict[str, Any] | None = None
     newer: dict[Any, list[Any]] = {}  # index → [block of a newer type, its streamed input JSON]
+    accumulate_event = stream_accumulator()
     for i, raw in enumerate(events):
         if not isinstance(raw, dict):
             raise AnthropicFormatError(f"events[{i}] must be an object")
@@ -286,7 +299,9 @@ def fold_events(events: Sequence[Any]) -> tuple[dict[str, Any], dict[str, Any] |
         except AnthropicFormatError:
             raise
         except Exception as exc:  # noqa: BLE001 - any malformed event, named by its position
-            raise AnthropicFormatError(f"events[{i}] ({kind}): {type(exc).__name__}: {exc}") from None
+            raise AnthropicFormatError(
+                f"events[{i}] ({kind}): {type(exc).__name__}: {exc} (folded by the anthropic SDK {_SDK_VERSION})"
+            ) from None
     if snapshot is None:
         return {}, error
     folded = cast(dict[str, Any], snapshot.to_dict(mode="json"))
