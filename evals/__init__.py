@@ -20,9 +20,8 @@ from evals._version import __version__
 
 if TYPE_CHECKING:
     from evals.agreement import AgreementReport, agree, compute_agreement
+    from evals.contract.findings import FINDING_CODES, FINDING_DESCRIPTIONS
     from evals.contract.models import (
-        FINDING_CODES,
-        FINDING_DESCRIPTIONS,
         JUDGMENT_VALUES,
         RISK_TIERS,
         RUN_SCHEMA_VERSION,
@@ -90,8 +89,9 @@ if TYPE_CHECKING:
 _SOURCES: dict[str, list[str]] = {
     "errors": ["BackendError", "CitevalError", "DataError", "DatasetInvalid", "UsageError"],
     "evaluate": ["EvalResult", "evaluate"],
+    "contract.findings": ["FINDING_CODES", "FINDING_DESCRIPTIONS"],
     "contract.models": [
-        "FINDING_CODES", "FINDING_DESCRIPTIONS", "JUDGMENT_VALUES", "RISK_TIERS", "RUN_SCHEMA_VERSION",
+        "JUDGMENT_VALUES", "RISK_TIERS", "RUN_SCHEMA_VERSION",
         "AclEntry", "Answer", "Chunk", "Claim", "Document", "Evidence", "Finding", "Gold", "GoldEvidence",
         "Judgment", "Link", "Question", "RunManifest", "Usage", "User", "Version", "VersionStatus",
     ],

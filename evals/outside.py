@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
+from evals.contract.metrics import FAITHFULNESS
 from evals.errors import BackendError, UsageError
 
 T = TypeVar("T")
@@ -37,6 +38,9 @@ T = TypeVar("T")
 DEFAULT_MAX_REPLY_BYTES = 10 * 1024 * 1024
 # what we can decode ourselves under the size cap; a server must not pick br or zstd
 ACCEPT_ENCODING = "gzip, deflate"
+# how a Ragas call that failed begins its reason (evals.score.judges.faithfulness), so
+# judge_failure can tell a service failure from a sample Ragas had nothing to score in
+RAGAS_FAILED = f"ragas {FAITHFULNESS} failed"
 
 
 @dataclass(frozen=True)
@@ -344,9 +348,9 @@ def judge_failure(judge: str, scores: Any, *, ragas: bool = False) -> BackendErr
         reason = _field(_field(scores, "judge_usage"), "last_failure") or "every call failed"
         return BackendError(f"LLM judge failed on all {units} (claim, evidence) units: {reason}")
     if ragas:
-        faithfulness = _field(_field(scores, "metrics"), "faithfulness")
+        faithfulness = _field(_field(scores, "metrics"), FAITHFULNESS)
         reasons = _field(scores, "faithfulness_failures") or []
-        service = [r for r in reasons if r.startswith("ragas faithfulness failed")]
+        service = [r for r in reasons if r.startswith(RAGAS_FAILED)]
         if service and faithfulness is not None and _field(faithfulness, "value") is None:
-            return BackendError(f"Ragas faithfulness scored no answer: {service[0]}")
+            return BackendError(f"Ragas {FAITHFULNESS} scored no answer: {service[0]}")
     return None

@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, field_validator, model_validator
 
+from evals.contract.findings import FINDING_CODES
+
 RISK_TIERS = ("reference", "policy", "critical")
 TIERS_BY_RISK = ("critical", "policy", "reference")  # most at stake first: the order of every table
 
@@ -285,36 +287,10 @@ class Answer(Record):
 
 # --- findings (DESIGN 4) -------------------------------------------------------------
 
-# Every finding code (DESIGN 4) with the one-line meaning the report and the docs show.
-FINDING_DESCRIPTIONS: dict[str, str] = {
-    "UNKNOWN_EVIDENCE_ID": "marker names no evidence the model was given",
-    "UNRESOLVED_CHUNK": "evidence matches no registry chunk",
-    "CHUNK_TEXT_MISMATCH": "evidence text differs from the registry chunk",
-    "ACCESS_DENIED": "the user could not read the document when asking",
-    "VERSION_SUPERSEDED": "cites a superseded edition without a stale notice",
-    "VERSION_REVOKED": "cites a revoked edition",
-    "VERSION_DELETED": "cites a deleted edition",
-    "VERSION_NOT_YET_EFFECTIVE": "cites an edition not yet in force",
-    "LINK_NOT_FROM_REGISTRY": "link not built on a registry viewer URL",
-    "LINK_VERSION_REDIRECT": "link opens another edition than the evidence",
-    "LINK_LEAKS_TEXT": "link carries the cited text",
-    "LINK_UNSAFE_SCHEME": "link scheme is not http(s)",
-    "QUOTE_NOT_FOUND": "quote not found in the cited chunk",
-    "QUOTE_OUTSIDE_ANCHOR": "quote found, but outside the cited anchor",
-    "NUMBER_UNSUPPORTED": "a number in the claim is not in its evidence",
-    "CLAIM_UNCITED": "a substantive claim carries no citation",
-    "ANCHOR_MISMATCH": "page or document of the citation disagrees with the registry",
-    "SHOULD_HAVE_ABSTAINED": "answered a question it should have refused",
-    "UNNEEDED_ABSTENTION": "refused an answerable question",
-    "BACKEND_ERROR": "the backend failed",
-    "ANSWER_TRUNCATED": "the backend cut the answer short (e.g. max_tokens)",
-    "KEY_FACT_MISSING": "a gold key fact the answer does not state",
-    "GOLD_EVIDENCE_NOT_CITED": "a gold evidence item no valid marker reaches",
-}
-FINDING_CODES = tuple(FINDING_DESCRIPTIONS)
-
 
 class Finding(Record):
+    """One findings.jsonl line; its code is one of the findings table (evals.contract.findings)."""
+
     question_id: str
     claim_id: str | None = None
     evidence_id: str | None = None

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from evals.contract.metrics import METRIC_NAMES, RUN_LEVEL_METRICS
 from evals.contract.scores import QuestionScore
 from evals.gate.config import FINDINGS_PREFIX, PASS_RATE, BaselineRule, GateConfig, _num
 from evals.gate.result import BaselineInfo, BaselineOutcome
@@ -93,15 +94,14 @@ def measure_change(key: str, base: Sequence[Row], run: Sequence[Row]) -> Change:
 
     from evals.report.compare import paired_metric_test
     from evals.report.stats import paired_mean_test
-    from evals.score.metrics import ABSTENTION, ALL_METRICS
 
     pairs = [(_per_question(key, x), _per_question(key, y)) for x, y in zip(base, run, strict=True)]
     kept = [(x, y) for x, y in pairs if x is not None and y is not None]
     va = np.array([x for x, _ in kept], dtype=np.float64)
     vb = np.array([y for _, y in kept], dtype=np.float64)
-    test = paired_metric_test(key, base, run) if key in ALL_METRICS else paired_mean_test(va, vb)
+    test = paired_metric_test(key, base, run) if key in METRIC_NAMES else paired_mean_test(va, vb)
     change = Change(test.n, test.a, test.b, test.delta, test.ci, test.p_value, test.method, test.reason)
-    if key in ABSTENTION:
+    if key in RUN_LEVEL_METRICS:
         return change  # a run-level ratio: compare's paired swap test as it is
     if kept and all(v in (0.0, 1.0) for pair in kept for v in pair):
         _mcnemar(change, kept)

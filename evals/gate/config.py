@@ -32,10 +32,11 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from evals.contract.models import FINDING_CODES, RISK_TIERS
+from evals.contract.findings import FINDING_CODES
+from evals.contract.metrics import LOWER_IS_BETTER, METRIC_NAMES
+from evals.contract.models import RISK_TIERS
 from evals.errors import DataError
 from evals.gate import spec
-from evals.score.metrics import ALL_METRICS
 from evals.store.reading import decode_text
 
 if sys.version_info >= (3, 11):
@@ -45,7 +46,6 @@ else:  # pragma: no cover - 3.10
 
 FINDINGS_PREFIX = "findings."
 PASS_RATE = "pass_rate"  # baseline only: share of questions that pass (report.stats.PASS_DEFINITION)
-LOWER_IS_BETTER = frozenset({"error_rate"})
 DEFAULT_GATES = Path(__file__).with_name("default.toml")
 
 
@@ -55,8 +55,8 @@ def default_gates_path() -> Path:
 
 
 def gate_keys() -> tuple[str, ...]:
-    """Every key a rule may name: the metrics of DESIGN 6 and findings.<CODE> of DESIGN 4."""
-    return (*ALL_METRICS, *(FINDINGS_PREFIX + code for code in FINDING_CODES))
+    """Every key a rule may name: the metrics of the metric table and findings.<CODE> of the findings table."""
+    return (*METRIC_NAMES, *(FINDINGS_PREFIX + code for code in FINDING_CODES))
 
 
 def baseline_keys() -> tuple[str, ...]:
@@ -65,7 +65,8 @@ def baseline_keys() -> tuple[str, ...]:
 
 
 def lower_is_better(key: str) -> bool:
-    """Whether a rise of `key` is a regression (error_rate, finding counts)."""
+    """Whether a rise of `key` is a regression: a metric the table says is better lower (error_rate),
+    or a finding count."""
     return key in LOWER_IS_BETTER or key.startswith(FINDINGS_PREFIX)
 
 
@@ -313,7 +314,7 @@ def _known_key(source: _Source, section: _Section, key: str, known: tuple[str, .
         message = f"unknown finding code {key[len(FINDINGS_PREFIX):]!r} (see DESIGN 4)"
     else:
         extra = ", pass_rate" if PASS_RATE in known else ""
-        message = f"unknown metric {key!r} (known: {', '.join(ALL_METRICS)}{extra}, or findings.<CODE>)"
+        message = f"unknown metric {key!r} (known: {', '.join(METRIC_NAMES)}{extra}, or findings.<CODE>)"
     raise source.error(section.path, key, message, f"{section.label}.{key}")
 
 

@@ -24,6 +24,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from evals.contract.metrics import (
+    CITATION_CORRECTNESS,
+    CITATION_VALIDITY,
+    ERROR_RATE,
+    NUMBER_SUPPORT,
+    VERSION_CORRECTNESS,
+)
 from evals.contract.models import Chunk, Version
 from evals.data.registry import Registry
 from evals.errors import DataError, UsageError
@@ -56,32 +63,33 @@ EXAMPLE_EDITION = """\
 Signed contracts are kept for 5 years after the contract ends.
 """
 
-GATES = """\
+# metric names from the metric table; a doubled brace is a TOML brace
+GATES = f"""\
 # citeval gates for this dataset: `citeval eval . --gates gates.toml`, `citeval gate RUN --gates gates.toml`.
 # Every name is checked when the file loads: a typo is an error (exit 2), never a rule switched off.
 #
-# A rule: { min = X } and/or { max = X }; compare = "lower" judges the pessimistic end of the
+# A rule: {{ min = X }} and/or {{ max = X }}; compare = "lower" judges the pessimistic end of the
 # 95 % interval instead of the point value; allow_null = true skips a metric that has no value
-# (e.g. citation_correctness without a judge) instead of failing it.
+# (e.g. {CITATION_CORRECTNESS} without a judge) instead of failing it.
 compare = "point"
 
 [overall]
-citation_validity = { min = 0.95 }
-version_correctness = { min = 0.95 }
-error_rate = { max = 0.02 }
-citation_correctness = { min = 0.80, allow_null = true }
-number_support = { min = 0.95, allow_null = true }
-"findings.ACCESS_DENIED" = { max = 0 }
-"findings.LINK_UNSAFE_SCHEME" = { max = 0 }
+{CITATION_VALIDITY} = {{ min = 0.95 }}
+{VERSION_CORRECTNESS} = {{ min = 0.95 }}
+{ERROR_RATE} = {{ max = 0.02 }}
+{CITATION_CORRECTNESS} = {{ min = 0.80, allow_null = true }}
+{NUMBER_SUPPORT} = {{ min = 0.95, allow_null = true }}
+"findings.ACCESS_DENIED" = {{ max = 0 }}
+"findings.LINK_UNSAFE_SCHEME" = {{ max = 0 }}
 
 # amounts, deadlines, payment details: no wrong citation, judged on the interval's lower bound
 [tier.critical]
 compare = "lower"
-citation_validity = { min = 1.0 }
-"findings.NUMBER_UNSUPPORTED" = { max = 0 }
+{CITATION_VALIDITY} = {{ min = 1.0 }}
+"findings.NUMBER_UNSUPPORTED" = {{ max = 0 }}
 
 # Against a baseline run (`citeval gate RUN --baseline main-run.tar.gz`), over the questions both
-# runs share. max_drop for metrics where higher is better, max_increase for error_rate and
+# runs share. max_drop for metrics where higher is better, max_increase for {ERROR_RATE} and
 # finding counts. significant = true fails a rule only when the paired test (exact McNemar for
 # 0/1 values, else compare's paired permutation test) rejects "no change" at alpha; fewer than
 # min_shared shared questions skips the rule with its reason. Without --baseline these rules
@@ -90,13 +98,13 @@ citation_validity = { min = 1.0 }
 alpha = 0.05
 min_shared = 20
 significant = true
-citation_validity = { max_drop = 0.02 }
-pass_rate = { max_drop = 0.05 }
-"findings.NUMBER_UNSUPPORTED" = { max_increase = 0 }
+{CITATION_VALIDITY} = {{ max_drop = 0.02 }}
+pass_rate = {{ max_drop = 0.05 }}
+"findings.NUMBER_UNSUPPORTED" = {{ max_increase = 0 }}
 
 [baseline.tier.critical]
 significant = false          # in the critical tier any lost citation fails
-citation_validity = { max_drop = 0 }
+{CITATION_VALIDITY} = {{ max_drop = 0 }}
 """
 
 README = """\

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from evals.contract.metrics import LOWER_IS_BETTER, METRIC_NAMES, RUN_LEVEL_METRICS
 from evals.contract.scores import QuestionScore
 from evals.report.stats import (
     ALPHA,
@@ -20,10 +21,7 @@ from evals.report.stats import (
     question_passed,
 )
 from evals.report.views import TIER_ORDER
-from evals.score.metrics import ABSTENTION, ALL_METRICS
 from evals.store.runfolder import RunFolder
-
-LOWER_IS_BETTER = frozenset({"error_rate"})
 
 
 @dataclass
@@ -175,7 +173,7 @@ def _f(x: float | None, signed: bool = False) -> str:
 def paired_metric_test(name: str, ra: Sequence[QuestionScore], rb: Sequence[QuestionScore]) -> PairedTest:
     """One metric of run B against run A over paired rows (same questions, same order); also used by
     the gates' baseline rules, so a gate and `citeval compare` agree."""
-    if name in ABSTENTION:
+    if name in RUN_LEVEL_METRICS:
         trip = [(x.abstained, y.abstained, x.should_abstain) for x, y in zip(ra, rb, strict=True)]
         kept3 = [(x, y, g) for x, y, g in trip if x is not None and y is not None and g is not None]
         return paired_ratio_test(
@@ -202,7 +200,7 @@ def compare_runs(a: RunFolder, b: RunFolder) -> Comparison:
     b_only = sum(y and not x for x, y in zip(pa, pb, strict=True))
     passes = PassComparison(len(shared), sum(pa), sum(pb), a_only, b_only, mcnemar_exact(a_only, b_only))
 
-    metrics = {name: paired_metric_test(name, ra, rb) for name in ALL_METRICS}
+    metrics = {name: paired_metric_test(name, ra, rb) for name in METRIC_NAMES}
 
     def flip(q: str, x: QuestionScore, y: QuestionScore) -> Flip:
         return Flip(

@@ -21,7 +21,19 @@ from typing import Any
 import jinja2
 
 from evals._version import __version__
-from evals.contract.models import FINDING_DESCRIPTIONS, TIERS_BY_RISK
+from evals.contract.findings import FINDING_DESCRIPTIONS
+from evals.contract.metrics import (
+    ABSTENTION_F1,
+    ANCHOR_ACCURACY,
+    CITATION_COMPLETENESS,
+    CITATION_CORRECTNESS,
+    CITATION_VALIDITY,
+    ERROR_RATE,
+    METRIC_NAMES,
+    PER_ANSWER_METRICS,
+    VERSION_CORRECTNESS,
+)
+from evals.contract.models import TIERS_BY_RISK
 from evals.contract.scores import JudgeAgreement, MetricEntry
 from evals.errors import CitevalError, DataError, UsageError
 from evals.gate.core import GateConfig, GateResult, evaluate, load_gates
@@ -31,30 +43,29 @@ from evals.report.load import load_run, now_utc
 from evals.report.quotes import QuoteSection, find_quote_labs, is_quote_lab, quote_sections
 from evals.report.stats import ALPHA, PASS_DEFINITION, question_passed
 from evals.report.views import QuestionView, drilldown, safe_url
-from evals.score.metrics import ALL_METRICS, PER_ANSWER
 from evals.store.atomic import safe_file_name, score_set_problem, write_text
 from evals.store.runfolder import MANIFEST, SCORES, RunFolder
 
 # the weekly variants table: short column names, so it fits the page
 VARIANT_COLUMNS = (
-    ("citation_validity", "validity"),
-    ("citation_correctness", "correctness"),
-    ("citation_completeness", "completeness"),
-    ("anchor_accuracy", "anchor"),
-    ("version_correctness", "version"),
-    ("abstention_f1", "abstention F1"),
+    (CITATION_VALIDITY, "validity"),
+    (CITATION_CORRECTNESS, "correctness"),
+    (CITATION_COMPLETENESS, "completeness"),
+    (ANCHOR_ACCURACY, "anchor"),
+    (VERSION_CORRECTNESS, "version"),
+    (ABSTENTION_F1, "abstention F1"),
 )
 HEADLINE = (
-    "citation_validity",
-    "citation_correctness",
-    "citation_completeness",
-    "anchor_accuracy",
-    "version_correctness",
-    "abstention_f1",
-    "error_rate",
+    CITATION_VALIDITY,
+    CITATION_CORRECTNESS,
+    CITATION_COMPLETENESS,
+    ANCHOR_ACCURACY,
+    VERSION_CORRECTNESS,
+    ABSTENTION_F1,
+    ERROR_RATE,
 )
-TREND_METRICS = ("pass_rate", "citation_validity", "citation_correctness", "anchor_accuracy",
-                 "version_correctness", "abstention_f1")
+TREND_METRICS = ("pass_rate", CITATION_VALIDITY, CITATION_CORRECTNESS, ANCHOR_ACCURACY, VERSION_CORRECTNESS,
+                 ABSTENTION_F1)
 TIERS = TIERS_BY_RISK
 MAX_QUESTIONS = 500
 
@@ -209,7 +220,7 @@ def _section(run: RunFolder, gates: GateConfig, now: datetime, max_questions: in
         gate=evaluate(gates, scores),
         pass_rate=pass_rate(run),
         tiers=tiers,
-        forest=plots.metric_intervals(groups, ALL_METRICS, _thresholds(gates)),
+        forest=plots.metric_intervals(groups, METRIC_NAMES, _thresholds(gates)),
         anchors=plots.anchor_levels(scores.anchor_level),
         findings_plot=plots.findings_by_code(scores.findings_by_tier),
         questions=questions,
@@ -316,8 +327,8 @@ def _render(
         variants=variants or [],
         headline=HEADLINE,
         variant_columns=VARIANT_COLUMNS,
-        metric_names=ALL_METRICS,
-        per_answer=PER_ANSWER,
+        metric_names=METRIC_NAMES,
+        per_answer=PER_ANSWER_METRICS,
         notes=notes,
         quote_sections=quote_sections or [],
     )

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import binomtest
 
+from evals.contract.metrics import ABSTENTION_PRECISION, ABSTENTION_RECALL
 from evals.contract.scores import QuestionScore
 from evals.stats.bootstrap import CONFIDENCE, RESAMPLES, SEED, generator, resample_counts
 
@@ -143,9 +144,9 @@ def _abstention_stat(name: str) -> RatioStat:
         with np.errstate(divide="ignore", invalid="ignore"):
             precision = np.where(pp > 0, tp / np.where(pp > 0, pp, 1), np.nan)
             recall = np.where(gp > 0, tp / np.where(gp > 0, gp, 1), np.nan)
-            if name == "abstention_precision":
+            if name == ABSTENTION_PRECISION:
                 return precision
-            if name == "abstention_recall":
+            if name == ABSTENTION_RECALL:
                 return recall
             # F1 = 2TP / (predicted + gold positives), undefined where precision or recall is
             f1 = 2 * tp / np.where(pp + gp > 0, pp + gp, 1)

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+from evals.contract.metrics import ERROR_RATE, LOWER_IS_BETTER, PER_ANSWER_METRICS
 from evals.contract.models import TIERS_BY_RISK, Answer, Chunk, Evidence, Finding, Version
 from evals.contract.scores import QuestionScore
 from evals.data.registry import Registry
@@ -17,7 +18,6 @@ from evals.data.render import cached_chunk_region, cited_page, page_link
 from evals.errors import DataError
 from evals.report.stats import question_passed
 from evals.score.checks import claims_of
-from evals.score.metrics import PER_ANSWER
 from evals.store.runfolder import RunFolder
 
 TIER_ORDER = {tier: rank for rank, tier in enumerate(TIERS_BY_RISK)}
@@ -237,7 +237,7 @@ def question_view(run: RunFolder, question_id: str, now: datetime, findings: lis
         should_abstain=row.should_abstain,
         findings=findings,
         claims=claims,
-        metrics={name: row.value(name) for name in PER_ANSWER if name != "error_rate"},
+        metrics={name: row.value(name) for name in PER_ANSWER_METRICS if name != ERROR_RATE},
         codes=sorted(set(row.findings)),
     )
 
@@ -245,7 +245,7 @@ def question_view(run: RunFolder, question_id: str, now: datetime, findings: lis
 def worst_first_key(row: QuestionScore) -> tuple[Any, ...]:
     """Failing questions first, critical before policy before reference, more findings first,
     then the lowest mean of the per-answer metrics."""
-    values = [row.value(n) for n in PER_ANSWER if n != "error_rate"]
+    values = [row.value(n) for n in PER_ANSWER_METRICS if n not in LOWER_IS_BETTER]  # all higher-is-better
     present = [v for v in values if v is not None]
     mean = sum(present) / len(present) if present else 1.0
     return (

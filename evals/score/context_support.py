@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from evals.contract.metrics import CONTEXT_SUPPORT
 from evals.data.registry import Registry
 from evals.score.checks import AnswerCheck
 from evals.score.judges.base import JudgeInput, SupportJudge
 from evals.score.metrics import AnswerScore, MetricOutcome, context_support
 
-CONTEXT_SUPPORT = "context_support"
 NO_JUDGE = "no judge (score with --judge offline or llm)"
 NO_CONTEXT = "the answer carries no retrieved evidence text"
 NO_CLAIM = "no substantive claim"

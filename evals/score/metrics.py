@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from evals.contract.models import Judgment
+from evals.contract.metrics import METRIC_NAMES, PER_ANSWER_METRICS, RUN_LEVEL_METRICS
+from evals.contract.models import Answer, Judgment
 from evals.contract.precedence import AUTO_PREFIX, LabelKey, chosen_labels
 from evals.contract.scores import Breakdown, Cost, MetricEntry, PpiEntry, QuestionScore, Scores
 from evals.data.registry import Registry
@@ -25,22 +26,10 @@ from evals.stats.bootstrap import RESAMPLES, SEED, bootstrap_means, generator, p
 FAITHFULNESS_MISSING = "not computed (run score with --ragas)"
 Labels = Mapping[LabelKey, str]
 
-PER_ANSWER = (
-    "citation_validity",
-    "citation_correctness",
-    "citation_completeness",
-    "anchor_accuracy",
-    "version_correctness",
-    "faithfulness",
-    "context_support",  # claims backed by the retrieved evidence: set by evals.score.context_support
-    "quote_exactness",
-    "number_support",
-    "key_fact_recall",
-    "gold_evidence_recall",
-    "error_rate",
-)
-ABSTENTION = ("abstention_precision", "abstention_recall", "abstention_f1")
-ALL_METRICS = (*PER_ANSWER, *ABSTENTION)
+# The names, their order and aggregation are the metric table's (evals.contract.metrics).
+PER_ANSWER = PER_ANSWER_METRICS
+ABSTENTION = RUN_LEVEL_METRICS
+ALL_METRICS = METRIC_NAMES
 
 
 # --- support labels ------------------------------------------------------------------
@@ -271,6 +260,11 @@ def version_correctness(check: AnswerCheck, labels: Labels) -> MetricOutcome:
     return MetricOutcome(1.0 if (human == "yes" if human else ok) else 0.0)
 
 
+def error_rate(answer: Answer) -> MetricOutcome:
+    """1 for an answer that is a backend error, else 0 (over every question)."""
+    return MetricOutcome(1.0 if answer.status == "error" else 0.0)
+
+
 def faithfulness_outcome(faithfulness: float | None) -> MetricOutcome:
     return MetricOutcome(faithfulness, None if faithfulness is not None else FAITHFULNESS_MISSING)
 
@@ -346,7 +340,7 @@ def score_answer(
     s.findings = sorted(f.code for f in check.findings)
     s.should_abstain = q.gold.should_abstain if q.gold else None
     s.cost_usd = a.usage.cost_usd if a.usage else None
-    s.values["error_rate"] = 1.0 if a.status == "error" else 0.0
+    s.values["error_rate"] = error_rate(a).value
     if a.status != "error":
         s.abstained = a.status == "abstained"
     if a.status != "answered":

@@ -27,10 +27,11 @@ from typing import Any
 
 import numpy as np
 
+from evals.contract.metrics import CITATION_COMPLETENESS, CITATION_CORRECTNESS
 from evals.contract.scores import PpiEntry
 from evals.stats.bootstrap import SEED, bootstrap_means, percentile_interval
 
-PPI_METRICS = ("citation_correctness", "citation_completeness")
+PPI_METRICS = (CITATION_CORRECTNESS, CITATION_COMPLETENESS)
 DEFAULT_WIDTH = 0.10  # a ±0.05 interval: tight enough to tell 0.80 from 0.90
 CONFIDENCE = 0.95
 _Z = 1.959963984540054  # two-sided 95 % normal quantile

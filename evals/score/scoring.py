@@ -37,6 +37,7 @@ from typing import IO, Any
 import numpy as np
 
 from evals._version import __version__
+from evals.contract.metrics import CITATION_COMPLETENESS, CITATION_CORRECTNESS
 from evals.contract.models import Answer, Judgment, Question
 from evals.contract.scores import (
     SCORES_SCHEMA_VERSION,
@@ -104,11 +105,11 @@ __all__ = [
 UNSTABLE_FIELDS = ("scored_at",)
 # Metrics whose per-answer value needs a support label; when the judge failed on every unit
 # their null entries say so.
-_SUPPORT_METRICS = ("citation_correctness", "citation_completeness")
+_SUPPORT_METRICS = (CITATION_CORRECTNESS, CITATION_COMPLETENESS)
 # what a support metric still counts when no label came from the judge
 _JUDGE_FREE = {
-    "citation_correctness": "the value counts only invalid markers, and labels given by people",
-    "citation_completeness": "the value counts only uncited claims, and labels given by people",
+    CITATION_CORRECTNESS: "the value counts only invalid markers, and labels given by people",
+    CITATION_COMPLETENESS: "the value counts only uncited claims, and labels given by people",
 }
 
 

@@ -10,6 +10,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from evals.contract.metrics import (
+    ANCHOR_ACCURACY,
+    CITATION_VALIDITY,
+    NUMBER_SUPPORT,
+    QUOTE_EXACTNESS,
+    VERSION_CORRECTNESS,
+)
 from evals.contract.models import Answer, Question
 from evals.data.registry import Registry
 from evals.run.backends.reference import ReferenceBackend
@@ -18,7 +25,9 @@ from evals.score.checks import QUALITY_CODES, check_answer
 from evals.score.metrics import score_answer
 from evals.store.jsonl import load_questions
 
-DROP_METRICS = ("citation_validity", "version_correctness", "anchor_accuracy", "quote_exactness", "number_support")
+DROP_METRICS = (CITATION_VALIDITY, VERSION_CORRECTNESS, ANCHOR_ACCURACY, QUOTE_EXACTNESS, NUMBER_SUPPORT)
+# the drops the Markdown matrix shows, one column each
+SHOWN_DROPS = (CITATION_VALIDITY, VERSION_CORRECTNESS, ANCHOR_ACCURACY)
 
 
 @dataclass
@@ -84,7 +93,7 @@ class SelftestReport:
                 else f"{k['detection_rate']:.0%} ({k['detected']}/{k['applicable']})"
             )
             others = ", ".join(f"{c} {n}" for c, n in sorted(k["new_codes"].items()) if c != k["expected"]) or "—"
-            drops = [k["metric_drop"].get(m) for m in ("citation_validity", "version_correctness", "anchor_accuracy")]
+            drops = [k["metric_drop"].get(m) for m in SHOWN_DROPS]
             shown = ["—" if d is None else f"{d:+.2f}" for d in drops]
             lines.append(f"| {k['kind']} | {k['expected']} | {rate} | {others} | " + " | ".join(shown) + " |")
         alarms = data["false_alarm_rate"]

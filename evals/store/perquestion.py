@@ -18,6 +18,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from evals.contract.metrics import PER_ANSWER_METRICS
 from evals.contract.scores import QuestionScore
 
 __all__ = ["ParquetRows", "read_rows", "schema", "table_of"]
@@ -47,11 +48,9 @@ def _type_of(name: str, metrics: Sequence[str]) -> pa.DataType | None:
 
 
 def schema(metrics: Sequence[str] | None = None) -> pa.Schema:
-    """The QuestionScore fields and the per-answer metrics (default: metrics.PER_ANSWER), then `extra`."""
+    """The QuestionScore fields and the per-answer metrics (default: the metric table's), then `extra`."""
     if metrics is None:
-        from evals.score.metrics import PER_ANSWER
-
-        metrics = PER_ANSWER
+        metrics = PER_ANSWER_METRICS
     names = [*QuestionScore.model_fields, *(m for m in metrics if m not in QuestionScore.model_fields)]
     fields = [pa.field(name, kind) for name in names if (kind := _type_of(name, metrics)) is not None]
     return pa.schema([*fields, pa.field(EXTRA, pa.string())])

@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evals.contract.metrics import FAITHFULNESS
 from evals.errors import UsageError
-from evals.outside import CircuitBreaker, api_key
+from evals.outside import RAGAS_FAILED, CircuitBreaker, api_key
 from evals.score.judges.llm import DEFAULT_KEY_ENV, PROVIDERS, Provider
 
 # consecutive samples failed by the endpoint itself (down, timing out, refusing the key) after
@@ -56,7 +57,7 @@ def _import_ragas() -> tuple[Any, Any]:
         from ragas.llms import llm_factory
         from ragas.metrics.collections import Faithfulness
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise UsageError(f"Ragas faithfulness needs the ragas extra (pip install 'citeval[ragas]'): {exc}") from exc
+        raise UsageError(f"Ragas {FAITHFULNESS} needs the ragas extra (pip install 'citeval[ragas]'): {exc}") from exc
     return llm_factory, Faithfulness
 
 
@@ -124,7 +125,7 @@ def _reason(exc: BaseException, key: str) -> str:
         text = "malformed reply: it did not parse as the structured output ragas asked for"
     else:
         text = f"{names[0]}: {str(exc)[:160]}"
-    text = "ragas faithfulness failed: " + text
+    text = f"{RAGAS_FAILED}: " + text
     return text.replace(key, "***") if key else text
 
 
@@ -167,7 +168,7 @@ async def ragas_faithfulness(
     budget = timeout_s * (max_retries + 1) * 2 + 5.0
     # an endpoint that is down fails every sample the same way: after a few in a row the rest
     # are skipped at once with that reason (the one outside-call breaker, evals.outside)
-    breaker = CircuitBreaker(RAGAS_BREAKER_THRESHOLD, "ragas faithfulness")
+    breaker = CircuitBreaker(RAGAS_BREAKER_THRESHOLD, f"ragas {FAITHFULNESS}")
 
     async def score(sample: FaithfulnessSample) -> FaithfulnessResult:
         contexts = [c for c in sample.contexts if c and c.strip()]
@@ -177,7 +178,7 @@ async def ragas_faithfulness(
             return FaithfulnessResult(None, "no retrieved contexts")
         async with semaphore:
             if breaker.opened:
-                return FaithfulnessResult(None, f"ragas faithfulness skipped: the endpoint failed "
+                return FaithfulnessResult(None, f"ragas {FAITHFULNESS} skipped: the endpoint failed "
                                                 f"{breaker.consecutive} samples in a row; last: {breaker.last_reason}")
             try:
                 scoring = metric.ascore(
