@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from evals.data.registry import Registry
-from evals.score.checks import AnswerCheck
+from evals.score.facts import AnswerCheck
 from evals.score.judges.base import JudgeInput, SupportJudge
 from evals.score.metrics import AnswerScore, MetricOutcome, context_support
 

@@ -49,8 +49,9 @@ from evals.contract.scores import (
 from evals.data.registry import Registry
 from evals.data.validate import require_valid
 from evals.errors import DataError, UsageError
-from evals.score.checks import AnswerCheck, check_answer
+from evals.score.checks import check_answer
 from evals.score.columns import RunColumns
+from evals.score.facts import AnswerCheck
 from evals.score.judges import make_judge
 from evals.score.judges.agreement import judge_agreement
 from evals.score.judges.base import SupportJudge
