@@ -227,7 +227,7 @@ def score_run(
     if parquet:
         from evals.store.perquestion import schema, table_of
 
-        settings.parquet_schema = schema()
+        settings.parquet_schema = schema(PER_ANSWER)
         table_of([], settings.parquet_schema)  # pyarrow imports pandas now: forked workers share it
     shards = math.ceil(len(index) / shard_size)
     workers = min(workers or available_cores(), max(shards, 1))
@@ -247,7 +247,7 @@ def score_run(
         if parquet:
             from evals.store.perquestion import ParquetRows
 
-            table_writer = ParquetRows(staging.path(PER_QUESTION_PARQUET))
+            table_writer = ParquetRows(staging.path(PER_QUESTION_PARQUET), PER_ANSWER)
         if pool_settings is None:
             registry = Registry.load(settings.dataset)
             stack.enter_context(_frozen_heap())

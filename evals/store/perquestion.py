@@ -46,12 +46,8 @@ def _type_of(name: str, metrics: Sequence[str]) -> pa.DataType | None:
     return None
 
 
-def schema(metrics: Sequence[str] | None = None) -> pa.Schema:
-    """The QuestionScore fields and the per-answer metrics (default: metrics.PER_ANSWER), then `extra`."""
-    if metrics is None:
-        from evals.score.metrics import PER_ANSWER
-
-        metrics = PER_ANSWER
+def schema(metrics: Sequence[str]) -> pa.Schema:
+    """The QuestionScore fields and the per-answer metrics (the score stage passes its list), then `extra`."""
     names = [*QuestionScore.model_fields, *(m for m in metrics if m not in QuestionScore.model_fields)]
     fields = [pa.field(name, kind) for name in names if (kind := _type_of(name, metrics)) is not None]
     return pa.schema([*fields, pa.field(EXTRA, pa.string())])
@@ -95,7 +91,7 @@ def read_rows(path: Path | str) -> Iterator[dict[str, Any]]:
 class ParquetRows:
     """Writes per_question.parquet one shard at a time (a row group per shard)."""
 
-    def __init__(self, path: Path | str, metrics: Sequence[str] | None = None) -> None:
+    def __init__(self, path: Path | str, metrics: Sequence[str]) -> None:
         self.path = Path(path)
         self.schema = schema(metrics)
         self._writer: pq.ParquetWriter | None = None
