@@ -5,7 +5,12 @@ The registry is tests/factories.py: train-v1 (2023-01-01 → 2025-02-01) and tra
 below. Chunk a1-1 = "Обучение проводится не реже одного раза в 12 месяцев." (page 1).
 """
 
+import json
+import os
+import subprocess
+import sys
 from datetime import datetime, timezone
+from pathlib import Path
 from urllib.parse import quote, quote_plus
 
 import pytest
@@ -258,3 +263,28 @@ def test_a_complete_answer_is_not_truncated(registry, raw):
 def test_only_an_answered_answer_is_truncated(registry):
     abstained = Answer(question_id="q3", status="abstained", raw={"stop_reason": "max_tokens"})
     assert codes(registry, abstained, qid="q3", at=Q2_AT) == []
+
+
+# --- the checks are deterministic: no judge stack behind them ---------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+# an LLM judge's HTTP client, the Anthropic SDK and the network gate (top-level packages and modules)
+JUDGE_STACK = ("httpx", "anthropic", "evals.outside", "evals.score.judges.llm")
+
+
+def _loaded_after_import(module: str) -> list[str]:
+    """The modules of the judge stack a fresh interpreter holds after importing `module`."""
+    code = (f"import json, sys, {module}; stack = {JUDGE_STACK!r}; "
+            "print(json.dumps(sorted(m for m in sys.modules if any(m == s or m.startswith(s + '.') for s in stack))))")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_importing_the_checks_loads_no_http_client_or_llm_judge():
+    assert _loaded_after_import("evals.score.checks") == []
+    # the probe is not blind: the shard, which calls the judges, does load that stack
+    loaded = _loaded_after_import("evals.score.shard")
+    assert {"httpx", "evals.outside", "evals.score.judges.llm"} <= set(loaded)

@@ -14,7 +14,8 @@ from factories import dataset_rows, write_dataset
 
 from evals.contract.models import Answer, GoldEvidence, Question
 from evals.data.registry import Registry
-from evals.score.checks import check_answer, is_gold_finding
+from evals.score.checks import check_answer
+from evals.score.facts import is_gold_finding
 from evals.score.gold import reaches
 from evals.score.metrics import score_answer
 

@@ -209,14 +209,7 @@ def write_dataset(
     from evals.data.validate import DatasetNotValid, validate_dataset
 
     out = Path(out)
-    if not records:
-        raise DataError(source, None, f"no questions found in this {kind} file")
-    seen: dict[str, str] = {}
-    for record in records:
-        if record.question_id in seen:
-            first = seen[record.question_id]
-            raise DataError(record.where, None, f"question id {record.question_id!r} repeats {first}")
-        seen[record.question_id] = record.where
+    _check_records(kind, source, records)
     if out.exists() and any(out.iterdir()) and not force:
         raise UsageError(f"{out} is not empty: choose a new folder for the imported dataset (or --force)")
     answers_path = Path(answers) if answers is not None else out / "answers" / f"{kind}.jsonl"
@@ -229,6 +222,53 @@ def write_dataset(
         Question(question_id=r.question_id, question=r.question, gold=_gold(r), tags=[f"import:{kind}"])
         for r in records
     ]
+    replay = _replay_answers(kind, records, placed, registry)
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".import-", dir=out.parent))
+    try:
+        _write_registry(staging / "registry", documents, versions, chunks, texts)
+        _write_lines(staging / "questions.jsonl", questions)
+        if inside:
+            staged_answers = staging / answers_path.resolve().relative_to(out.resolve())
+            staged_answers.parent.mkdir(parents=True, exist_ok=True)
+            _write_lines(staged_answers, replay)
+        problems = validate_dataset(staging).problems
+        if problems:
+            named = [DataError(p.path.replace(str(staging), str(out)), p.line, p.message, p.field) for p in problems]
+            raise DatasetNotValid(named, what=f"the {kind} import would not validate; nothing written to {out}")
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(staging, out)
+        if not inside:
+            answers_path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = answers_path.with_name(answers_path.name + ".tmp")
+            _write_lines(tmp, replay)
+            os.replace(tmp, answers_path)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    report = ImportReport(kind, source, out, answers_path, len(questions), len(documents), len(chunks), len(replay))
+    report.with_gold = sum(q.gold is not None for q in questions)
+    return report
+
+
+def _check_records(kind: str, source: Path, records: Sequence[PeerRecord]) -> None:
+    """The peer file has questions, and no question id twice."""
+    if not records:
+        raise DataError(source, None, f"no questions found in this {kind} file")
+    seen: dict[str, str] = {}
+    for record in records:
+        if record.question_id in seen:
+            first = seen[record.question_id]
+            raise DataError(record.where, None, f"question id {record.question_id!r} repeats {first}")
+        seen[record.question_id] = record.where
+
+
+def _replay_answers(
+    kind: str, records: Sequence[PeerRecord], placed: list[list[tuple[str, int]]], registry: _Registry
+) -> list[Answer]:
+    """The replay answers: each record's response with its passages as evidence (each placed in
+    the registry as (document, position)); a record without a response has none."""
     replay: list[Answer] = []
     for record, spots in zip(records, placed, strict=True):
         if record.response is None:
@@ -252,38 +292,18 @@ def write_dataset(
                 raw={"imported_from": kind, "record": record.raw} if record.raw is not None else None,
             )
         )
+    return replay
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".import-", dir=out.parent))
-    try:
-        registry_dir = staging / "registry"
-        (registry_dir / "texts").mkdir(parents=True)
-        for name, items in (("documents", documents), ("versions", versions), ("chunks", chunks)):
-            _write_lines(registry_dir / f"{name}.jsonl", items)
-        for version_id, text in texts.items():
-            (registry_dir / "texts" / f"{version_id}.txt").write_text(text, encoding="utf-8")
-        _write_lines(staging / "questions.jsonl", questions)
-        if inside:
-            staged_answers = staging / answers_path.resolve().relative_to(out.resolve())
-            staged_answers.parent.mkdir(parents=True, exist_ok=True)
-            _write_lines(staged_answers, replay)
-        problems = validate_dataset(staging).problems
-        if problems:
-            named = [DataError(p.path.replace(str(staging), str(out)), p.line, p.message, p.field) for p in problems]
-            raise DatasetNotValid(named, what=f"the {kind} import would not validate; nothing written to {out}")
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(staging, out)
-        if not inside:
-            answers_path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = answers_path.with_name(answers_path.name + ".tmp")
-            _write_lines(tmp, replay)
-            os.replace(tmp, answers_path)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    report = ImportReport(kind, source, out, answers_path, len(questions), len(documents), len(chunks), len(replay))
-    report.with_gold = sum(q.gold is not None for q in questions)
-    return report
+
+def _write_registry(
+    registry_dir: Path, documents: list[Document], versions: list[Version], chunks: list[Chunk], texts: dict[str, str]
+) -> None:
+    """DATASET/registry: documents, versions and chunks as JSON lines, each edition's full text."""
+    (registry_dir / "texts").mkdir(parents=True)
+    for name, items in (("documents", documents), ("versions", versions), ("chunks", chunks)):
+        _write_lines(registry_dir / f"{name}.jsonl", items)
+    for version_id, text in texts.items():
+        (registry_dir / "texts" / f"{version_id}.txt").write_text(text, encoding="utf-8")
 
 
 def _inside(path: Path, folder: Path) -> bool:

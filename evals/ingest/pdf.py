@@ -138,82 +138,121 @@ def text_from_words(page_words: list[tuple[float, float, list[dict[str, Any]]]])
     all_lines = [line for _, _, lines in raw_pages for line in lines]
     if not all_lines:
         return PdfText(EditionText("", [], [(0, 1)]), [])
-    chars_by_size: Counter[float] = Counter()
-    for line in all_lines:
-        chars_by_size[round(line.size, 1)] += sum(len(w["text"]) for w in line.words)
-    body_size = chars_by_size.most_common(1)[0][0]
-    heading_sizes = sorted({s for s in chars_by_size if s > body_size + 0.5}, reverse=True)
-    pitches = [
-        b.top - a.top
-        for _, _, lines in raw_pages
-        for a, b in zip(lines, lines[1:], strict=False)
-        if abs(a.size - body_size) < 0.5 and abs(b.size - body_size) < 0.5 and b.top > a.top
-    ]
-    # the line pitch inside paragraphs: most gaps between body lines are that, the rest are paragraph breaks;
-    # capped, so a page of a few far-apart lines is not taken for one paragraph
-    if len(pitches) > 1:
-        lower_quartile = statistics.quantiles(pitches, n=4, method="inclusive")[0]
-    else:
-        lower_quartile = pitches[0] if pitches else body_size * 1.2
-    body_pitch = min(lower_quartile, body_size * 3)
-
-    parts: list[str] = []
-    length = 0
-    boxes: list[Box] = []
-    blocks: list[Block] = []
-    pages: list[PdfPage] = []
-
-    def put(piece: str) -> None:
-        nonlocal length
-        parts.append(piece)
-        length += len(piece)
-
-    block_start: int | None = None
-    block_level: int | None = None
-    joined_hyphen = False
-    previous: _Line | None = None
-    previous_page = 0
+    edition = _EditionBuilder(_Typography.of(raw_pages, all_lines))
     for page_no, (width, height, lines) in enumerate(raw_pages, start=1):
+        edition.add_page(page_no, width, height, lines)
+    return edition.finish()
+
+
+@dataclass(frozen=True)
+class _Typography:
+    """The edition's body font size, its heading sizes (largest first: level 1, 2, …) and the
+    line pitch inside a paragraph."""
+
+    body_size: float
+    heading_sizes: list[float]
+    body_pitch: float
+
+    @classmethod
+    def of(cls, raw_pages: list[tuple[float, float, list[_Line]]], all_lines: list[_Line]) -> _Typography:
+        chars_by_size: Counter[float] = Counter()
+        for line in all_lines:
+            chars_by_size[round(line.size, 1)] += sum(len(w["text"]) for w in line.words)
+        body_size = chars_by_size.most_common(1)[0][0]
+        heading_sizes = sorted({s for s in chars_by_size if s > body_size + 0.5}, reverse=True)
+        pitches = [
+            b.top - a.top
+            for _, _, lines in raw_pages
+            for a, b in zip(lines, lines[1:], strict=False)
+            if abs(a.size - body_size) < 0.5 and abs(b.size - body_size) < 0.5 and b.top > a.top
+        ]
+        # the line pitch inside paragraphs: most gaps between body lines are that, the rest are paragraph breaks;
+        # capped, so a page of a few far-apart lines is not taken for one paragraph
+        if len(pitches) > 1:
+            lower_quartile = statistics.quantiles(pitches, n=4, method="inclusive")[0]
+        else:
+            lower_quartile = pitches[0] if pitches else body_size * 1.2
+        return cls(body_size, heading_sizes, min(lower_quartile, body_size * 3))
+
+    def heading_level(self, line: _Line) -> int | None:
+        return next((k + 1 for k, s in enumerate(self.heading_sizes) if abs(round(line.size, 1) - s) < 0.05), None)
+
+
+class _EditionBuilder:
+    """The edition's text built line by line, page by page: paragraphs (blocks) and headings
+    split where the font or the spacing changes, hyphenated words joined, a word box per word."""
+
+    def __init__(self, typography: _Typography) -> None:
+        self.typography = typography
+        self.parts: list[str] = []
+        self.length = 0
+        self.boxes: list[Box] = []
+        self.blocks: list[Block] = []
+        self.pages: list[PdfPage] = []
+        self.block_start: int | None = None
+        self.block_level: int | None = None
+        self.joined_hyphen = False
+        self.previous: _Line | None = None
+        self.previous_page = 0
+
+    def _put(self, piece: str) -> None:
+        self.parts.append(piece)
+        self.length += len(piece)
+
+    def add_page(self, page_no: int, width: float, height: float, lines: list[_Line]) -> None:
         page_start: int | None = None
         for line in lines:
-            level = next((k + 1 for k, s in enumerate(heading_sizes) if abs(round(line.size, 1) - s) < 0.05), None)
-            if previous is None:
-                new_block = True
-            elif page_no != previous_page:
-                new_block = not (joined_hyphen or _continues(previous, line, level, block_level))
-            else:
-                new_block = (
-                    level != block_level
-                    or abs(line.size - previous.size) >= 0.5
-                    or line.top - previous.top > max(body_pitch, line.size) * 1.35
-                )
-            if previous is not None:
-                if new_block and block_start is not None:
-                    blocks.append(Block(block_start, length, block_level))
-                put("\n\n" if new_block else ("" if joined_hyphen else "\n"))
+            level = self.typography.heading_level(line)
+            new_block = self._starts_block(line, level, page_no)
+            if self.previous is not None:
+                if new_block and self.block_start is not None:
+                    self.blocks.append(Block(self.block_start, self.length, self.block_level))
+                self._put("\n\n" if new_block else ("" if self.joined_hyphen else "\n"))
             if page_start is None:
-                page_start = length
+                page_start = self.length
             if new_block:
-                block_start, block_level = length, level
-            joined_hyphen = False
-            for w_index, word in enumerate(line.words):
-                token = str(word["text"])
-                if w_index == len(line.words) - 1 and token and token[-1] in _HYPHENATION_MARKS:
-                    token, joined_hyphen = token[:-1], True
-                token = token.replace("\u0002", "")
-                if w_index:
-                    put(" ")
-                start = length
-                put(token)
-                if token:
-                    boxes.append(
-                        Box(start, length, page_no, float(word["x0"]), float(word["top"]), float(word["x1"]),
-                            float(word["bottom"]))
-                    )
-            previous, previous_page = line, page_no
-        pages.append(PdfPage(page_no, width, height, length if page_start is None else page_start, length))
-    if block_start is not None:
-        blocks.append(Block(block_start, length, block_level))
-    text = "".join(parts)
-    edition = EditionText(text, blocks, [(p.char_start, p.page) for p in pages], boxes)
-    return PdfText(edition, pages)
+                self.block_start, self.block_level = self.length, level
+            self._add_words(line, page_no)
+            self.previous, self.previous_page = line, page_no
+        self.pages.append(PdfPage(page_no, width, height, self.length if page_start is None else page_start,
+                                  self.length))
+
+    def _starts_block(self, line: _Line, level: int | None, page_no: int) -> bool:
+        """Whether the line opens a paragraph or heading: on a new page unless the last one's
+        paragraph runs over; on the same page when the level, the size or the spacing changes."""
+        previous = self.previous
+        if previous is None:
+            return True
+        if page_no != self.previous_page:
+            return not (self.joined_hyphen or _continues(previous, line, level, self.block_level))
+        return (
+            level != self.block_level
+            or abs(line.size - previous.size) >= 0.5
+            or line.top - previous.top > max(self.typography.body_pitch, line.size) * 1.35
+        )
+
+    def _add_words(self, line: _Line, page_no: int) -> None:
+        """The line's words, space-separated, each with its box; a last word ending in a
+        hyphenation mark loses it and joins the next line's first word."""
+        self.joined_hyphen = False
+        for w_index, word in enumerate(line.words):
+            token = str(word["text"])
+            if w_index == len(line.words) - 1 and token and token[-1] in _HYPHENATION_MARKS:
+                token, self.joined_hyphen = token[:-1], True
+            token = token.replace("\u0002", "")
+            if w_index:
+                self._put(" ")
+            start = self.length
+            self._put(token)
+            if token:
+                self.boxes.append(
+                    Box(start, self.length, page_no, float(word["x0"]), float(word["top"]), float(word["x1"]),
+                        float(word["bottom"]))
+                )
+
+    def finish(self) -> PdfText:
+        if self.block_start is not None:
+            self.blocks.append(Block(self.block_start, self.length, self.block_level))
+        text = "".join(self.parts)
+        edition = EditionText(text, self.blocks, [(p.char_start, p.page) for p in self.pages], self.boxes)
+        return PdfText(edition, self.pages)

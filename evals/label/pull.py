@@ -219,52 +219,78 @@ def export_to_judgments(
         raters.assign("user", user_id, email, f"the rater map ({user_id}={email})")
     report = PullReport(run_id=run_id, tasks=0, judgments=[], predictions_counted=count_predictions)
     report.anonymous_kept_apart = raters.anonymous
-    unnamed: list[str] = []
-    # (question_id) → rater → (when, annotation id, annotation, task data)
-    latest: dict[str, dict[str, tuple[datetime, int, dict[str, Any], dict[str, Any]]]] = defaultdict(dict)
-    skipped: dict[str, set[str]] = defaultdict(set)
-    questions: set[str] = set()
+    found = _Annotations()
     for task in export:
         data = task.get("data") or {}
         if str(data.get("run_id")) != run_id or "question_id" not in data:
             report.ignored_tasks += 1
             continue
         question_id = str(data["question_id"])
-        if question_id not in questions:
-            questions.add(question_id)
+        if question_id not in found.questions:
+            found.questions.add(question_id)
             report.tasks += 1
         report.drafts += len(task.get("drafts") or [])
         for annotation in task.get("annotations") or []:
-            if not isinstance(annotation, dict):
-                continue
-            anonymous = not _has_author(annotation)
-            report.anonymous_annotations += anonymous
-            rater = raters.rater_of(annotation)
-            if rater is None:
-                unnamed.append(f"{question_id} (annotation {annotation.get('id', '?')})")
-                continue
-            if annotation.get("was_cancelled"):
-                skipped[rater].add(question_id)
-                continue
-            if accepted_prediction(annotation, task):
-                report.predictions_accepted.append(f"{question_id} (annotation {annotation.get('id', '?')}, {rater})")
-                if not count_predictions:
-                    continue
-            stamp = (annotation_time(annotation), int(annotation.get("id") or 0))
-            current = latest[question_id].get(rater)
-            if current is None or stamp >= current[:2]:
-                latest[question_id][rater] = (*stamp, annotation, data)
-    if unnamed:
-        raise UsageError(
-            f"{len(unnamed)} annotation(s) of the export have no author (completed_by is null: an anonymised export), "
-            f"e.g. {', '.join(unnamed[:3])}; merging them would make all raters one. Name them with --rater "
-            "annotation:ID=EMAIL, or pass --anonymous-raters to keep each annotation a rater of its own"
-        )
+            if isinstance(annotation, dict):
+                found.take(annotation, task, question_id, raters, count_predictions, report)
+    found.refuse_unnamed()
     for question_id in pushed or []:
-        if question_id not in questions:
-            questions.add(question_id)
+        if question_id not in found.questions:
+            found.questions.add(question_id)
             report.tasks += 1
             report.not_in_export.append(question_id)
+    _add_judgments(found, run_id, config, report)
+    return report
+
+
+@dataclass
+class _Annotations:
+    """What a pass over the export keeps: the questions of the run's tasks, per question each
+    rater's latest submitted annotation, the questions each rater skipped, and the annotations
+    no rater could be named for."""
+
+    questions: set[str] = field(default_factory=set)
+    # question_id → rater → (when, annotation id, annotation, task data)
+    latest: dict[str, dict[str, tuple[datetime, int, dict[str, Any], dict[str, Any]]]] = field(
+        default_factory=lambda: defaultdict(dict)
+    )
+    skipped: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    unnamed: list[str] = field(default_factory=list)
+
+    def take(self, annotation: dict[str, Any], task: dict[str, Any], question_id: str, raters: RaterMap,
+             count_predictions: bool, report: PullReport) -> None:
+        """One annotation of a task: kept when it is its rater's latest submitted label of the question."""
+        anonymous = not _has_author(annotation)
+        report.anonymous_annotations += anonymous
+        rater = raters.rater_of(annotation)
+        if rater is None:
+            self.unnamed.append(f"{question_id} (annotation {annotation.get('id', '?')})")
+            return
+        if annotation.get("was_cancelled"):
+            self.skipped[rater].add(question_id)
+            return
+        if accepted_prediction(annotation, task):
+            report.predictions_accepted.append(f"{question_id} (annotation {annotation.get('id', '?')}, {rater})")
+            if not count_predictions:
+                return
+        stamp = (annotation_time(annotation), int(annotation.get("id") or 0))
+        current = self.latest[question_id].get(rater)
+        if current is None or stamp >= current[:2]:
+            self.latest[question_id][rater] = (*stamp, annotation, task.get("data") or {})
+
+    def refuse_unnamed(self) -> None:
+        unnamed = self.unnamed
+        if unnamed:
+            raise UsageError(
+                f"{len(unnamed)} annotation(s) of the export have no author (completed_by is null: an anonymised "
+                f"export), e.g. {', '.join(unnamed[:3])}; merging them would make all raters one. Name them with "
+                "--rater annotation:ID=EMAIL, or pass --anonymous-raters to keep each annotation a rater of its own"
+            )
+
+
+def _add_judgments(found: _Annotations, run_id: str, config: ReviewConfig, report: PullReport) -> None:
+    """The judgments of every latest annotation, in question and rater order, and each rater's counts."""
+    latest, questions = found.latest, found.questions
     for question_id in sorted(questions):
         report.raters_per_task[question_id] = len(latest.get(question_id, {}))
         for rater, (when, _, annotation, data) in sorted(latest.get(question_id, {}).items()):
@@ -273,13 +299,12 @@ def export_to_judgments(
             stats = report.raters.setdefault(rater, RaterStats(rater))
             stats.tasks += 1
             stats.labels += len(rows)
-    for rater, qids in skipped.items():
+    for rater, qids in found.skipped.items():
         report.raters.setdefault(rater, RaterStats(rater)).skipped = len(
             qids - {q for q in latest if rater in latest[q]}
         )
     for stats in report.raters.values():
         stats.missing_tasks = sorted(q for q in questions if stats.rater not in latest.get(q, {}))
-    return report
 
 
 def _annotation_judgments(

@@ -17,7 +17,8 @@ from typing import Any
 from evals.contract.models import Answer, Evidence
 from evals.data.registry import Registry
 from evals.probe.facts import Fact, stated_figures, states
-from evals.score.checks import AnswerCheck, claims_of
+from evals.score.checks import claims_of
+from evals.score.facts import AnswerCheck
 from evals.text.normalize import MARKER_IDS, normalize
 
 DISTINGUISHED = "distinguished"

@@ -152,108 +152,136 @@ class _Visible:
 
 
 def _parse_markdown_v2(message: str) -> ParsedMessage:
-    out = _Visible()
-    entities: list[Entity] = []
-    problems: list[str] = []
-    vis = out.length
-    stack: list[tuple[str, int, int]] = []  # (marker, visible start, message offset)
-    link_text_start: list[tuple[int, int]] = []  # visible start, message offset of "["
-    i, n = 0, len(message)
-    line_start = True
-    quote_start: int | None = None
+    return _MarkdownV2(message).parse()
 
-    def close_quote() -> None:
-        nonlocal quote_start
-        if quote_start is not None:
-            entities.append(Entity("blockquote", quote_start, vis()))
-            quote_start = None
 
-    while i < n:
-        ch = message[i]
-        if line_start and ch == ">":
-            if quote_start is None:
-                quote_start = vis()
-            i += 1
-            line_start = False
-            continue
-        if line_start and quote_start is not None:
-            close_quote()
-        line_start = False
+class _MarkdownV2:
+    """One MarkdownV2 message read left to right: each step consumes what stands at `pos` (a quote
+    mark at a line start, an escape, code, a link's brackets, an entity marker, a character),
+    appends what the reader sees and notes the entities and problems."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        self.pos = 0
+        self.out = _Visible()
+        self.entities: list[Entity] = []
+        self.problems: list[str] = []
+        self.open_entities: list[tuple[str, int, int]] = []  # (marker, visible start, message offset)
+        self.open_links: list[tuple[int, int]] = []  # visible start, message offset of "["
+        self.line_start = True
+        self.quote_start: int | None = None
+
+    def parse(self) -> ParsedMessage:
+        message = self.message
+        while self.pos < len(message):
+            ch = message[self.pos]
+            if self.line_start and ch == ">":
+                if self.quote_start is None:
+                    self.quote_start = self.out.length()
+                self.pos += 1
+                self.line_start = False
+                continue
+            if self.line_start and self.quote_start is not None:
+                self._close_quote()
+            self.line_start = False
+            self._step(ch)
+        self._close_quote()
+        for marker, _, offset in self.open_entities:
+            self.problems.append(f"offset {offset}: entity {marker!r} is never closed")
+        for _, offset in self.open_links:
+            self.problems.append(f"offset {offset}: '[' is never closed (or must be escaped with '\\')")
+        return ParsedMessage(self.out.text(), sorted(self.entities, key=lambda e: (e.start, -e.end)), self.problems)
+
+    def _step(self, ch: str) -> None:
+        message, i = self.message, self.pos
         if ch == "\\":
-            if i + 1 >= n:
-                problems.append(f"offset {i}: a backslash at the end escapes nothing")
-                i += 1
-                continue
-            nxt = message[i + 1]
-            if not 1 <= ord(nxt) <= 126:
-                problems.append(f"offset {i}: only ASCII characters can be escaped (got {nxt!r})")
-            out.append(nxt)
-            i += 2
-            continue
-        if message.startswith("```", i) or ch == "`":
-            fence = "```" if message.startswith("```", i) else "`"
-            end = _find_unescaped(message, fence, i + len(fence))
-            if end < 0:
-                problems.append(f"offset {i}: {fence} is never closed")
-                i += len(fence)
-                continue
-            body = message[i + len(fence) : end]
-            if fence == "```" and "\n" in body:
-                first, _, rest = body.partition("\n")
-                body = rest if re.fullmatch(r"[\w+#-]*", first) else body
-            start = vis()
-            out.append(re.sub(r"\\([`\\])", r"\1", body))
-            entities.append(Entity("pre" if fence == "```" else "code", start, vis()))
-            i = end + len(fence)
-            continue
-        if ch == "[":
-            link_text_start.append((vis(), i))
-            i += 1
-            continue
-        if ch == "]":
-            if not link_text_start:
-                problems.append(f"offset {i}: character ']' is reserved and must be escaped with '\\'")
-                i += 1
-                continue
-            start, _ = link_text_start.pop()
-            if not message.startswith("(", i + 1):
-                problems.append(f"offset {i}: a link's text must be followed by (url)")
-                i += 1
-                continue
-            close = _find_unescaped(message, ")", i + 2)
-            if close < 0:
-                problems.append(f"offset {i + 1}: the link's (url) is never closed")
-                i += 2
-                continue
-            entities.append(Entity("text_link", start, vis()))
-            i = close + 1
-            continue
-        marker = next((m for m in _MD_PAIRED if message.startswith(m, i)), None)
-        if marker is not None:
-            if stack and stack[-1][0] == marker:
-                _, start, _ = stack.pop()
-                entities.append(Entity(_MD_KINDS[marker], start, vis()))
-            elif any(m == marker for m, _, _ in stack):
-                problems.append(f"offset {i}: {marker!r} closes an entity across another one (entities must nest)")
-            else:
-                stack.append((marker, vis(), i))
-            i += len(marker)
-            continue
+            self._escape()
+        elif message.startswith("```", i) or ch == "`":
+            self._code("```" if message.startswith("```", i) else "`")
+        elif ch == "[":
+            self.open_links.append((self.out.length(), i))
+            self.pos += 1
+        elif ch == "]":
+            self._link_end()
+        elif (marker := next((m for m in _MD_PAIRED if message.startswith(m, i)), None)) is not None:
+            self._entity_marker(marker)
+        else:
+            self._character(ch)
+
+    def _close_quote(self) -> None:
+        if self.quote_start is not None:
+            self.entities.append(Entity("blockquote", self.quote_start, self.out.length()))
+            self.quote_start = None
+
+    def _escape(self) -> None:
+        message, i = self.message, self.pos
+        if i + 1 >= len(message):
+            self.problems.append(f"offset {i}: a backslash at the end escapes nothing")
+            self.pos += 1
+            return
+        nxt = message[i + 1]
+        if not 1 <= ord(nxt) <= 126:
+            self.problems.append(f"offset {i}: only ASCII characters can be escaped (got {nxt!r})")
+        self.out.append(nxt)
+        self.pos += 2
+
+    def _code(self, fence: str) -> None:
+        """Inline code (`) or a pre block (```, its first line a language name when it has more)."""
+        message, i = self.message, self.pos
+        end = _find_unescaped(message, fence, i + len(fence))
+        if end < 0:
+            self.problems.append(f"offset {i}: {fence} is never closed")
+            self.pos += len(fence)
+            return
+        body = message[i + len(fence) : end]
+        if fence == "```" and "\n" in body:
+            first, _, rest = body.partition("\n")
+            body = rest if re.fullmatch(r"[\w+#-]*", first) else body
+        start = self.out.length()
+        self.out.append(re.sub(r"\\([`\\])", r"\1", body))
+        self.entities.append(Entity("pre" if fence == "```" else "code", start, self.out.length()))
+        self.pos = end + len(fence)
+
+    def _link_end(self) -> None:
+        """The "]" of a link's text, which must be followed by its (url)."""
+        message, i = self.message, self.pos
+        if not self.open_links:
+            self.problems.append(f"offset {i}: character ']' is reserved and must be escaped with '\\'")
+            self.pos += 1
+            return
+        start, _ = self.open_links.pop()
+        if not message.startswith("(", i + 1):
+            self.problems.append(f"offset {i}: a link's text must be followed by (url)")
+            self.pos += 1
+            return
+        close = _find_unescaped(message, ")", i + 2)
+        if close < 0:
+            self.problems.append(f"offset {i + 1}: the link's (url) is never closed")
+            self.pos += 2
+            return
+        self.entities.append(Entity("text_link", start, self.out.length()))
+        self.pos = close + 1
+
+    def _entity_marker(self, marker: str) -> None:
+        """A marker that opens an entity, or closes the innermost one open (entities nest)."""
+        if self.open_entities and self.open_entities[-1][0] == marker:
+            _, start, _ = self.open_entities.pop()
+            self.entities.append(Entity(_MD_KINDS[marker], start, self.out.length()))
+        elif any(m == marker for m, _, _ in self.open_entities):
+            self.problems.append(
+                f"offset {self.pos}: {marker!r} closes an entity across another one (entities must nest)"
+            )
+        else:
+            self.open_entities.append((marker, self.out.length(), self.pos))
+        self.pos += len(marker)
+
+    def _character(self, ch: str) -> None:
         if ch in MARKDOWN_V2_RESERVED:
-            problems.append(f"offset {i}: character {ch!r} is reserved and must be escaped with '\\'")
-            out.append(ch)
-            i += 1
-            continue
-        out.append(ch)
+            self.problems.append(f"offset {self.pos}: character {ch!r} is reserved and must be escaped with '\\'")
+        self.out.append(ch)
         if ch == "\n":
-            line_start = True
-        i += 1
-    close_quote()
-    for marker, _, offset in stack:
-        problems.append(f"offset {offset}: entity {marker!r} is never closed")
-    for _, offset in link_text_start:
-        problems.append(f"offset {offset}: '[' is never closed (or must be escaped with '\\')")
-    return ParsedMessage(out.text(), sorted(entities, key=lambda e: (e.start, -e.end)), problems)
+            self.line_start = True
+        self.pos += 1
 
 
 def _find_unescaped(text: str, needle: str, start: int) -> int:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 from urllib.parse import unquote, urlsplit
@@ -15,6 +14,7 @@ from rapidfuzz import fuzz
 
 from evals.contract.models import Answer, Chunk, Claim, Evidence, Finding, Question, Version, VersionStatus
 from evals.data.registry import Registry, url_has_prefix
+from evals.score.facts import GOLD_BASIS, AnswerCheck, ClaimCheck, MarkerCheck
 from evals.score.gold import cited_place, gold_evidence_reached, gold_place, misplaced_markers
 from evals.score.joint import missing_in_union
 from evals.score.keyfacts import stated_facts
@@ -94,56 +94,6 @@ def _numbers(text: str) -> frozenset[str]:
     return frozenset(m.value for m in extract_numbers(text))
 
 
-@dataclass
-class MarkerCheck:
-    """One marker: a (claim, evidence id) pair with what the registry says about it."""
-
-    claim_id: str
-    evidence_id: str
-    evidence: Evidence | None = None
-    chunk: Chunk | None = None
-    edition: Version | None = None  # the registry edition the evidence names, resolved or not
-    status: VersionStatus | None = None
-    codes: list[str] = field(default_factory=list)
-    valid: bool = False
-
-
-@dataclass
-class ClaimCheck:
-    claim: Claim
-    markers: list[MarkerCheck]
-    quote_ok: bool | None = None  # None: the claim has no quote
-    numbers_ok: bool | None = None  # None: the claim has no number
-    substantive: bool = True
-
-
-@dataclass
-class AnswerCheck:
-    question: Question
-    answer: Answer
-    asked_at: datetime
-    claims: list[ClaimCheck] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    link_redirect: bool = False
-    # Against gold (None where gold has nothing to compare): per gold key fact, stated or not;
-    # per gold evidence item, reached by a valid marker or not.
-    key_facts_stated: list[bool] | None = None
-    gold_evidence_reached: list[bool] | None = None
-
-    @property
-    def markers(self) -> list[MarkerCheck]:
-        return [m for c in self.claims for m in c.markers]
-
-    def codes(self) -> set[str]:
-        return {f.code for f in self.findings}
-
-    @property
-    def integrity_findings(self) -> list[Finding]:
-        """The findings of the registry checks, without those that grade the answer against gold
-        key facts, evidence and anchors (`basis: "gold"`)."""
-        return [f for f in self.findings if not is_gold_finding(f)]
-
-
 def _evidence_index(answer: Answer) -> dict[str, Evidence]:
     index = {e.evidence_id: e for e in answer.evidence}
     # "[1]" may stand for evidence "E1" when the answer's ids carry a prefix
@@ -207,16 +157,6 @@ def check_answer(question: Question, answer: Answer, registry: Registry, asked_a
                 emit(code, None, evidence_id, "link of evidence no claim cites")
     result.findings += gold_anchor_findings(result) + key_fact_findings(result) + gold_evidence_findings(result)
     return result
-
-
-# Findings that grade an answer against its question's gold rather than check a citation against
-# the registry carry `basis: "gold"` (a field DESIGN 4 allows adding): KEY_FACT_MISSING,
-# GOLD_EVIDENCE_NOT_CITED, and ANCHOR_MISMATCH of a marker that misses the gold anchor.
-GOLD_BASIS = "gold"
-
-
-def is_gold_finding(finding: Finding) -> bool:
-    return (finding.model_extra or {}).get("basis") == GOLD_BASIS
 
 
 def _gold_finding(question_id: str, code: str, detail: str, claim_id: str | None = None,

@@ -26,15 +26,39 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from evals.score.metrics import AnswerScore
+__all__ = ["Codes", "MetricColumn", "RunColumns", "ScoredAnswer"]
 
-__all__ = ["Codes", "MetricColumn", "RunColumns"]
+
+class ScoredAnswer(Protocol):
+    """What the columns read of a scored answer (evals.score.metrics.AnswerScore, which computes
+    the metrics from these columns: described here so the dependency runs one way). Its
+    `ppi_inputs`, when it has them, are read too."""
+
+    @property
+    def risk_tier(self) -> str: ...
+    @property
+    def tags(self) -> Sequence[str]: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def values(self) -> Mapping[str, float | None]: ...
+    @property
+    def anchor_levels(self) -> Sequence[str]: ...
+    @property
+    def findings(self) -> Sequence[str]: ...
+    @property
+    def abstained(self) -> bool | None: ...
+    @property
+    def should_abstain(self) -> bool | None: ...
+    @property
+    def accepted(self) -> bool | None: ...
+    @property
+    def cost_usd(self) -> float | None: ...
 
 _NONE = -1
 
@@ -168,7 +192,7 @@ class RunColumns:
     # building ---------------------------------------------------------------------------
 
     @classmethod
-    def of(cls, scores: Iterable[AnswerScore]) -> RunColumns:
+    def of(cls, scores: Iterable[ScoredAnswer]) -> RunColumns:
         columns = cls()
         for score in scores:
             columns.add(score)
@@ -188,7 +212,7 @@ class RunColumns:
             self.ppi_names.append(name)
         return pair
 
-    def add(self, score: AnswerScore) -> None:
+    def add(self, score: ScoredAnswer) -> None:
         """Append one scored answer."""
         row = self.n
         for name, value in score.values.items():

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from evals.contract.metrics import CONTEXT_SUPPORT
 from evals.data.registry import Registry
-from evals.score.checks import AnswerCheck
+from evals.score.facts import AnswerCheck
 from evals.score.judges.base import JudgeInput, SupportJudge
 from evals.score.metrics import AnswerScore, MetricOutcome, context_support
 

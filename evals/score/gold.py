@@ -1,7 +1,7 @@
 """Citations against gold evidence (DESIGN 6): whether a cited registry chunk reaches a gold
 evidence item (`gold_evidence_recall`, GOLD_EVIDENCE_NOT_CITED) and whether it lands on a gold
 anchor (`anchor_accuracy`, and ANCHOR_MISMATCH for a marker to the gold document and edition
-that matches none of its gold anchors). Reads the check objects of `evals.score.checks`; computes no
+that matches none of its gold anchors). Reads the check objects of `evals.score.facts`; computes no
 finding itself.
 
 Reached (gold_evidence_recall): a valid marker whose chunk is of the gold document and, where
@@ -18,14 +18,11 @@ in the cited edition) or document — and whether it matches.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from evals.contract.models import Chunk, Evidence, GoldEvidence
 from evals.data.registry import Registry
+from evals.score.facts import AnswerCheck, MarkerCheck
 from evals.text.normalize import normalize
-
-if TYPE_CHECKING:
-    from evals.score.checks import AnswerCheck, MarkerCheck
 
 ANCHOR_LEVELS = ("document", "section", "page", "char")
 

@@ -24,19 +24,19 @@ What the metrics read (evals.score.metrics):
   or when it was judged (partial / unsupported) and the union supports the claim while the
   union without it does not. A pair without a judged label alone stays out of the ratio, and
   without a verdict on the set left over the pair gets no joint credit.
+
+This module holds no judge: the units are made and judged in evals.score.judges.joint, so the
+deterministic checks read union_texts and missing_in_union without loading the judge stack
+(an LLM judge pulls in the HTTP client).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
-from evals.score.judges.base import JudgeInput, JudgeResult, JudgeUnit, SupportJudge
+from evals.score.facts import ClaimCheck, MarkerCheck
 from evals.text.normalize import missing_numbers
-
-if TYPE_CHECKING:  # checks imports this module: type names only, no import cycle at run time
-    from evals.score.checks import AnswerCheck, ClaimCheck, MarkerCheck
 
 UNION_SEPARATOR = "+"
 SupportLabels = Mapping[tuple[str, str | None, str | None, str], str]  # (question, claim, evidence, field) → value
@@ -69,8 +69,8 @@ def union_texts(markers: Sequence[MarkerCheck]) -> list[str]:
     valid = valid_cited(markers)
     chunks = valid or [m for m in markers if m.chunk is not None]
     if chunks:
-        return _distinct(m.chunk.text for m in chunks if m.chunk is not None)
-    return _distinct(m.evidence.text for m in markers if m.evidence is not None and m.evidence.text)
+        return distinct_texts(m.chunk.text for m in chunks if m.chunk is not None)
+    return distinct_texts(m.evidence.text for m in markers if m.evidence is not None and m.evidence.text)
 
 
 def missing_in_union(claim_text: str, markers: Sequence[MarkerCheck]) -> list[str]:
@@ -84,7 +84,7 @@ def _missing(claim_text: str, texts: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(missing_numbers(claim_text, texts))
 
 
-def _distinct(texts: Iterable[str]) -> list[str]:
+def distinct_texts(texts: Iterable[str]) -> list[str]:
     out: list[str] = []
     for text in texts:
         if text not in out:
@@ -92,87 +92,20 @@ def _distinct(texts: Iterable[str]) -> list[str]:
     return out
 
 
-def _unit(check: AnswerCheck, cc: ClaimCheck, markers: Sequence[MarkerCheck]) -> JudgeUnit:
-    texts = _distinct(m.chunk.text for m in markers if m.chunk is not None)
-    return JudgeUnit(
-        question_id=check.question.question_id,
-        claim_id=cc.claim.claim_id,
-        evidence_id=set_id(m.evidence_id for m in markers),
-        input=JudgeInput(claim=cc.claim.text, evidence=texts, question=check.question.question),
-    )
-
-
-def joint_units(checks: Sequence[AnswerCheck]) -> list[JudgeUnit]:
-    """First round: one unit per valid (claim, cited evidence) pair, and after a claim's pairs one
-    union unit when it has two or more distinct valid markers."""
-    units = []
-    for check in checks:
-        for cc in check.claims:
-            for m in cc.markers:
-                if m.valid and m.chunk is not None:
-                    units.append(_unit(check, cc, [m]))
-            valid = valid_cited(cc.markers)
-            if len(valid) >= 2:
-                units.append(_unit(check, cc, valid))
-    return units
-
-
-def leave_one_out_units(checks: Sequence[AnswerCheck], labels: SupportLabels) -> list[JudgeUnit]:
-    """Second round: the union without one marker, for each claim of three or more valid markers
-    whose union `labels` call supported while no fragment supports it alone (elsewhere the verdict
-    follows from the first round); sets `labels` already hold are not asked again."""
-    units = []
-    for check in checks:
-        qid = check.question.question_id
-        for cc in check.claims:
-            valid = valid_cited(cc.markers)
-            if len(valid) < 3:
-                continue
-            cid = cc.claim.claim_id
-            ids = [m.evidence_id for m in valid]
-            if any(_label(labels, qid, cid, [e]) == "supported" for e in ids):
-                continue
-            if _label(labels, qid, cid, ids) != "supported":
-                continue
-            for left_out in valid:
-                rest = [m for m in valid if m is not left_out]
-                if _label(labels, qid, cid, [m.evidence_id for m in rest]) is None:
-                    units.append(_unit(check, cc, rest))
-    return units
-
-
-def judge_joint(
-    judge: SupportJudge, checks: Sequence[AnswerCheck], prior: SupportLabels | None = None
-) -> tuple[list[JudgeUnit], list[JudgeResult]]:
-    """Judge every unit the metrics need: pairs and unions, then the leave-one-out sets the first
-    round's verdicts call for. prior: human / adjudicated labels (they win when deciding what
-    the second round needs, as they win in the metrics). Units and results are parallel."""
-    units = joint_units(checks)
-    results = judge.judge([u.input for u in units]) if units else []
-    labels: dict[tuple[str, str | None, str | None, str], str] = {
-        (u.question_id, u.claim_id, u.evidence_id, "support"): r.value for u, r in zip(units, results, strict=True)
-    }
-    labels.update(prior or {})
-    more = leave_one_out_units(checks, labels)
-    if more:
-        units += more
-        results += judge.judge([u.input for u in more])
-    return units, results
-
-
 # --- verdicts the metrics read ---------------------------------------------------------------
 
 
-def _label(labels: SupportLabels, qid: str, cid: str | None, evidence_ids: Sequence[str]) -> str | None:
+def own_label(labels: SupportLabels, qid: str, cid: str | None, evidence_ids: Sequence[str]) -> str | None:
+    """The label of exactly this set of fragments (no credit from a fragment that supports alone)."""
     return labels.get((qid, cid, set_id(evidence_ids), "support"))
 
 
 def set_support(labels: SupportLabels, qid: str, cid: str | None, evidence_ids: Sequence[str]) -> str | None:
     """The support of a set of fragments: "supported" when its label says so or one fragment
     supports alone; else its own label (None when unlabelled)."""
-    if len(set(evidence_ids)) > 1 and any(_label(labels, qid, cid, [e]) == "supported" for e in evidence_ids):
+    if len(set(evidence_ids)) > 1 and any(own_label(labels, qid, cid, [e]) == "supported" for e in evidence_ids):
         return "supported"
-    return _label(labels, qid, cid, evidence_ids)
+    return own_label(labels, qid, cid, evidence_ids)
 
 
 def union_support(labels: SupportLabels, qid: str, cc: ClaimCheck) -> str | None:

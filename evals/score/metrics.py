@@ -16,8 +16,8 @@ from evals.contract.models import Answer, Judgment
 from evals.contract.precedence import AUTO_PREFIX, LabelKey, chosen_labels
 from evals.contract.scores import Breakdown, Cost, MetricEntry, PpiEntry, QuestionScore, Scores
 from evals.data.registry import Registry
-from evals.score.checks import AnswerCheck, MarkerCheck
 from evals.score.columns import RunColumns
+from evals.score.facts import AnswerCheck, MarkerCheck
 from evals.score.gold import ANCHOR_LEVELS, gold_anchor_level
 from evals.score.joint import pair_credit, union_support
 from evals.score.ppi import PPI_METRICS, ppi_estimate

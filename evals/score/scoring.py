@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from functools import cached_property, partial
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -50,8 +50,9 @@ from evals.contract.scores import (
 from evals.data.registry import Registry
 from evals.data.validate import require_valid
 from evals.errors import DataError, UsageError
-from evals.score.checks import AnswerCheck, check_answer
+from evals.score.checks import check_answer
 from evals.score.columns import RunColumns
+from evals.score.facts import AnswerCheck
 from evals.score.judges import make_judge
 from evals.score.judges.agreement import judge_agreement
 from evals.score.judges.base import SupportJudge
@@ -62,6 +63,7 @@ from evals.score.metrics import PER_ANSWER, AnswerScore, build_scores
 from evals.score.provenance import provenance
 from evals.score.shard import (
     SHARD_SIZE,
+    Faithfulness,
     ShardFailure,
     ShardResult,
     ShardSettings,
@@ -87,6 +89,9 @@ from evals.store.runfolder import (
     RunFolder,
     iter_judgments,
 )
+
+if TYPE_CHECKING:  # pyarrow is imported only when per_question.parquet is asked for
+    from evals.store.perquestion import ParquetRows
 
 __all__ = [
     "SHARD_SIZE",
@@ -191,44 +196,16 @@ def score_run(
     asked for, never automatic, so a run's memory does not jump with its size)
     """
     run_dir = Path(run_dir)
-    if workers is not None and workers < 1:
-        raise UsageError("--workers must be at least 1")
-    if shard_size < 1:
-        raise UsageError("shard_size must be at least 1")
+    _check_sizes(workers, shard_size)
     run = RunFolder(run_dir)
     require_valid(run.require_dataset())  # the dataset may have changed since the run; nothing written if broken
-    judge_spec = judge
-    if isinstance(judge, str):
-        judge = None if judge == "none" else make_judge(judge, llm=llm, cache_path=run_dir / JUDGE_CACHE)
-        judge_spec = None if judge is None else judge_spec
-    if ragas and faithfulness is None:
-        if llm is None:
-            raise UsageError("--ragas needs an LLM endpoint: --llm-model with --llm-base-url or --llm-provider")
-        faithfulness = partial(
-            ragas_faithfulness_sync, provider=llm.provider, base_url=llm.base_url, model=llm.model,
-            api_key_env=llm.api_key_env,
-        )
+    judge, judge_spec = _judge_of(judge, llm, run_dir)
+    faithfulness = _faithfulness_of(ragas, faithfulness, llm)
     manifest = run.manifest
     answers_path = run.file(ANSWERS)
     index = AnswerIndex(answers_path)  # read-only: a torn last line is left out, as every reader does
     release_free_memory()  # what building the index needed and let go
-    settings = ShardSettings(
-        dataset=str(run.dataset_path),
-        run_id=manifest.run_id,
-        default_asked_at=manifest.started_at,
-        judged_at=datetime.now(timezone.utc),
-        judge=judge,
-        llm=llm,
-        cache_path=str(run_dir / JUDGE_CACHE),
-        faithfulness=faithfulness,
-        questions_path=str(run.questions_file),
-        answers_path=str(answers_path),
-    )
-    if parquet:
-        from evals.store.perquestion import schema, table_of
-
-        settings.parquet_schema = schema()
-        table_of([], settings.parquet_schema)  # pyarrow imports pandas now: forked workers share it
+    settings = _shard_settings(run, answers_path, judge, llm, faithfulness, parquet)
     shards = math.ceil(len(index) / shard_size)
     workers = min(workers or available_cores(), max(shards, 1))
     source = f"auto:{judge.name}" if judge is not None else None
@@ -239,44 +216,17 @@ def score_run(
         context = _context() if workers > 1 else None
         pool_settings = _pool_settings(settings, judge_spec, workers) if context is not None else None
         feed = _Questions(Path(settings.questions_path or ""), index, labels, shard_size)
-        totals = _Totals()
-        per_question = staging.open(PER_QUESTION)
-        findings = staging.open(FINDINGS)
-        judgments = staging.handles.get(JUDGMENTS)
-        table_writer = None
-        if parquet:
-            from evals.store.perquestion import ParquetRows
-
-            table_writer = ParquetRows(staging.path(PER_QUESTION_PARQUET))
+        outputs = _ShardOutputs.open(staging, parquet)
         if pool_settings is None:
-            registry = Registry.load(settings.dataset)
-            stack.enter_context(_frozen_heap())
-            results: Generator[ShardResult | ShardFailure, None, None] = (
-                run_task(task, settings, registry, judge) for task in feed.tasks()
-            )
+            results = _scored_here(feed, settings, judge, stack)
         else:
             results = _in_pool(feed.tasks(), pool_settings, workers, context)
-        with closing(results):  # an error stops the workers at once, not when the generator is collected
-            for result in results:
-                if isinstance(result, ShardFailure):
-                    raise result.error()
-                totals.add(result)
-                per_question.write(result.per_question)
-                findings.write(result.findings)
-                if judgments is not None:
-                    judgments.write(result.judgments)
-                if table_writer is not None and result.table is not None:
-                    table_writer.write(result.table)
-                del result
-                release_free_memory()  # the shard's lines, written: its pages go back, not kept
+        totals = _write_shards(results, outputs)
         feed.check_unique()
         unused = index.unused()
         del index, feed.index  # the bootstrap below gets their memory (365,000 answers: 15 MB)
-        for lineno, line in read_lines(answers_path, unused):
-            answer_from_line(answers_path, lineno, line)  # scored nowhere, still checked
-        release_free_memory()
-        if table_writer is not None:
-            table_writer.close()
+        _check_unscored_answers(answers_path, unused)
+        outputs.close_table()
         staging.close_files()  # judge agreement reads the new judgments.jsonl
         scores = _scores(totals, feed, labels, judge, faithfulness, manifest, seed, staging, run)
         staging.write_json(SCORES, scores.to_json())
@@ -285,6 +235,135 @@ def score_run(
 
 
 # --- the parts of score_run -------------------------------------------------------------
+
+
+def _check_sizes(workers: int | None, shard_size: int) -> None:
+    if workers is not None and workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if shard_size < 1:
+        raise UsageError("shard_size must be at least 1")
+
+
+def _judge_of(
+    judge: SupportJudge | str | None, llm: LlmConfig | None, run_dir: Path
+) -> tuple[SupportJudge | None, Any]:
+    """The judge to score with, and how a worker process builds it: by name when it was given
+    by name (a judge object is sent as it is, see _pool_settings)."""
+    judge_spec: Any = judge
+    if isinstance(judge, str):
+        judge = None if judge == "none" else make_judge(judge, llm=llm, cache_path=run_dir / JUDGE_CACHE)
+        judge_spec = None if judge is None else judge_spec
+    return judge, judge_spec
+
+
+def _faithfulness_of(
+    ragas: bool, faithfulness: Faithfulness | None, llm: LlmConfig | None
+) -> Faithfulness | None:
+    """The faithfulness callable: the one given, else Ragas through the LLM endpoint when asked for."""
+    if ragas and faithfulness is None:
+        if llm is None:
+            raise UsageError("--ragas needs an LLM endpoint: --llm-model with --llm-base-url or --llm-provider")
+        faithfulness = partial(
+            ragas_faithfulness_sync, provider=llm.provider, base_url=llm.base_url, model=llm.model,
+            api_key_env=llm.api_key_env,
+        )
+    return faithfulness
+
+
+def _shard_settings(
+    run: RunFolder,
+    answers_path: Path,
+    judge: SupportJudge | None,
+    llm: LlmConfig | None,
+    faithfulness: Faithfulness | None,
+    parquet: bool,
+) -> ShardSettings:
+    """What every shard is scored with (the same in this process and in each worker)."""
+    manifest = run.manifest
+    settings = ShardSettings(
+        dataset=str(run.dataset_path),
+        run_id=manifest.run_id,
+        default_asked_at=manifest.started_at,
+        judged_at=datetime.now(timezone.utc),
+        judge=judge,
+        llm=llm,
+        cache_path=str(run.file(JUDGE_CACHE)),
+        faithfulness=faithfulness,
+        questions_path=str(run.questions_file),
+        answers_path=str(answers_path),
+    )
+    if parquet:
+        from evals.store.perquestion import schema, table_of
+
+        settings.parquet_schema = schema(PER_ANSWER)
+        table_of([], settings.parquet_schema)  # pyarrow imports pandas now: forked workers share it
+    return settings
+
+
+ShardResults = Generator[ShardResult | ShardFailure, None, None]
+
+
+@dataclass
+class _ShardOutputs:
+    """The staging files every scored shard is appended to, in question order."""
+
+    per_question: IO[str]
+    findings: IO[str]
+    judgments: IO[str] | None  # None: no judge, judgments.jsonl is left as it is
+    table: ParquetRows | None = None  # per_question.parquet, when asked for
+
+    @classmethod
+    def open(cls, staging: _Staging, parquet: bool) -> _ShardOutputs:
+        outputs = cls(staging.open(PER_QUESTION), staging.open(FINDINGS), staging.handles.get(JUDGMENTS))
+        if parquet:
+            from evals.store.perquestion import ParquetRows
+
+            outputs.table = ParquetRows(staging.path(PER_QUESTION_PARQUET), PER_ANSWER)
+        return outputs
+
+    def write(self, result: ShardResult) -> None:
+        self.per_question.write(result.per_question)
+        self.findings.write(result.findings)
+        if self.judgments is not None:
+            self.judgments.write(result.judgments)
+        if self.table is not None and result.table is not None:
+            self.table.write(result.table)
+
+    def close_table(self) -> None:
+        if self.table is not None:
+            self.table.close()
+
+
+def _scored_here(feed: _Questions, settings: ShardSettings, judge: SupportJudge | None,
+                 stack: ExitStack) -> ShardResults:
+    """The shards scored in this process, on one registry kept out of the collector's sight
+    until the stack closes."""
+    registry = Registry.load(settings.dataset)
+    stack.enter_context(_frozen_heap())
+    return (run_task(task, settings, registry, judge) for task in feed.tasks())
+
+
+def _write_shards(results: ShardResults, outputs: _ShardOutputs) -> _Totals:
+    """Each shard's lines written as it comes, its columns and counts added up; a shard that
+    failed raises its error."""
+    totals = _Totals()
+    with closing(results):  # an error stops the workers at once, not when the generator is collected
+        for result in results:
+            if isinstance(result, ShardFailure):
+                raise result.error()
+            totals.add(result)
+            outputs.write(result)
+            del result
+            release_free_memory()  # the shard's lines, written: its pages go back, not kept
+    return totals
+
+
+def _check_unscored_answers(answers_path: Path, unused: list[tuple[int, int, int]]) -> None:
+    """The answer lines no shard scored (answers to no question of the dataset, answers a later
+    line replaced) are still read as answers: a broken one fails the scoring like any other."""
+    for lineno, line in read_lines(answers_path, unused):
+        answer_from_line(answers_path, lineno, line)
+    release_free_memory()
 
 
 def _pool_settings(settings: ShardSettings, judge_spec: Any, workers: int) -> ShardSettings | None:

@@ -31,18 +31,20 @@ from pydantic import ValidationError
 from evals.contract.models import Answer, Judgment, Question
 from evals.data.registry import Registry
 from evals.errors import CitevalError, DataError
-from evals.score.checks import AnswerCheck, check_answer, strip_markers
+from evals.score.checks import check_answer
 from evals.score.columns import RunColumns
 from evals.score.context_support import add_context_support
-from evals.score.joint import joint_units, judge_joint
+from evals.score.facts import AnswerCheck
 from evals.score.judges import make_judge
 from evals.score.judges.base import JudgeUnit, SupportJudge, support_judgments
 from evals.score.judges.faithfulness import FaithfulnessResult, FaithfulnessSample
+from evals.score.judges.joint import joint_units, judge_joint
 from evals.score.judges.llm import LlmConfig
 from evals.score.memory import release_free_memory
 from evals.score.metrics import pick_labels, score_answer
 from evals.store.answerindex import answer_from_line
 from evals.store.jsonl import dump_line, load_questions, validation_errors
+from evals.text.normalize import strip_markers
 
 __all__ = [
     "SHARD_SIZE",
@@ -63,8 +65,8 @@ Faithfulness = Callable[[list[FaithfulnessSample]], list[FaithfulnessResult]]
 
 def judge_units(checks: Sequence[AnswerCheck]) -> list[JudgeUnit]:
     """One unit per valid (claim, cited evidence) pair, and one for the union of a claim's valid
-    cited evidence when it has two or more (evals.score.joint; the leave-one-out round needs verdicts:
-    judge_joint); invalid markers already count 0 and are not judged."""
+    cited evidence when it has two or more (evals.score.judges.joint; the leave-one-out round
+    needs verdicts: judge_joint); invalid markers already count 0 and are not judged."""
     return joint_units(list(checks))
 
 

@@ -808,35 +808,69 @@ def anthropic_to_answer(
     parsed = line if isinstance(line, AnthropicLine) else parse_anthropic_line(line)
     message = parsed.message
     patterns = _DEFAULT_PATTERNS if refusal_patterns is None else refusal_patterns
+    blocks = _text_blocks(parsed)
+    answer_text = "".join(b.text for b in blocks)
+    resolver = _Resolver(registry, asked_at, parsed)
+    claims = [_claim(group, number, resolver) for number, group in enumerate(group_blocks(blocks), start=1)]
+    # after the claims: their citations are what put evidence into the resolver
+    status, reason, error = _status(parsed, answer_text, resolver, patterns)
+    if status != "answered":
+        claims = []
+    return Answer(
+        question_id=parsed.question_id,
+        status=cast(Any, status),
+        answer_text=answer_text,
+        claims=claims,
+        evidence=resolver.evidence if status == "answered" else [],
+        links=[],
+        stale_notice=bool(parsed.extras.get("stale_notice", False)),
+        abstain_reason=reason if status == "abstained" else None,
+        error=error,
+        usage=_usage(parsed, prices),
+        model=message.model or None,
+        raw=_raw(parsed),
+    )
+
+
+def _text_blocks(parsed: AnthropicLine) -> list[_Block]:
+    """The message's text blocks with their offsets in the answer text and their citations."""
     blocks: list[_Block] = []
     offset = 0
-    for index, content in enumerate(message.content):
+    for index, content in enumerate(parsed.message.content):
         if _get(content, "type") != "text":
             continue
         text = _get(content, "text") or ""
         blocks.append(_Block(text, offset, parsed.citations_of(index)))
         offset += len(text)
-    answer_text = "".join(b.text for b in blocks)
-    resolver = _Resolver(registry, asked_at, parsed)
-    claims: list[Claim] = []
-    for group in group_blocks(blocks):
-        ids: list[str] = []
-        quotes: list[str] = []
-        for block in group:
-            for citation in block.citations:
-                for evidence_id, quote in resolver.citation(citation):
-                    if evidence_id not in ids:
-                        ids.append(evidence_id)
-                    if quote and quote not in quotes:
-                        quotes.append(quote)
-        joined = "".join(b.text for b in group)
-        lead, trail = _edge_whitespace(joined)
-        start, end = group[0].start + lead, group[0].start + len(joined) - trail
-        claims.append(Claim.model_validate({
-            "claim_id": f"c{len(claims) + 1}", "text": " ".join(joined.split()), "evidence_ids": ids,
-            "quote": quotes[0] if quotes else None, "quotes": quotes, "span": (start, end),
-        }))
+    return blocks
 
+
+def _claim(group: Sequence[_Block], number: int, resolver: _Resolver) -> Claim:
+    """Claim c<number>: one group of text blocks, citing the evidence its citations resolve to,
+    each evidence id and each quote once."""
+    ids: list[str] = []
+    quotes: list[str] = []
+    for block in group:
+        for citation in block.citations:
+            for evidence_id, quote in resolver.citation(citation):
+                if evidence_id not in ids:
+                    ids.append(evidence_id)
+                if quote and quote not in quotes:
+                    quotes.append(quote)
+    joined = "".join(b.text for b in group)
+    lead, trail = _edge_whitespace(joined)
+    start, end = group[0].start + lead, group[0].start + len(joined) - trail
+    return Claim.model_validate({
+        "claim_id": f"c{number}", "text": " ".join(joined.split()), "evidence_ids": ids,
+        "quote": quotes[0] if quotes else None, "quotes": quotes, "span": (start, end),
+    })
+
+
+def _status(
+    parsed: AnthropicLine, answer_text: str, resolver: _Resolver, patterns: Sequence[re.Pattern[str]]
+) -> tuple[str, str | None, ErrorInfo | None]:
+    """(status, abstain reason, error): a stream that broke is an error; a refusal, an empty text
+    or a text that only declines, citing nothing, is an abstention; the line's own status wins."""
     status, reason, error = "answered", parsed.extras.get("abstain_reason"), None
     if parsed.stream_error is not None:
         status = "error"
@@ -848,39 +882,31 @@ def anthropic_to_answer(
         status, reason = "abstained", reason or "empty response"
     elif not resolver.evidence and declines_only(answer_text, patterns):
         status, reason = "abstained", reason or "the text only declines"
-    status = parsed.extras.get("status", status)
-    if status != "answered":
-        claims = []
+    return parsed.extras.get("status", status), reason, error
 
-    usage = None
-    if parsed.usage_given or parsed.extras.get("latency_ms") is not None:
-        u = message.usage
-        tokens = (u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens)
-        usage = Usage(
-            latency_ms=parsed.extras.get("latency_ms"),
-            input_tokens=tokens[0] if parsed.usage_given else None,
-            output_tokens=tokens[1] if parsed.usage_given else None,
-            cache_creation_input_tokens=tokens[2],
-            cache_read_input_tokens=tokens[3],
-            cost_usd=(prices or _shipped_prices()).cost(message.model, *tokens) if parsed.usage_given else None,
-        )
+
+def _usage(parsed: AnthropicLine, prices: PriceTable | None) -> Usage | None:
+    """Tokens and cost when the response reports usage, latency when the line gives it."""
+    if not (parsed.usage_given or parsed.extras.get("latency_ms") is not None):
+        return None
+    message = parsed.message
+    u = message.usage
+    tokens = (u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens)
+    return Usage(
+        latency_ms=parsed.extras.get("latency_ms"),
+        input_tokens=tokens[0] if parsed.usage_given else None,
+        output_tokens=tokens[1] if parsed.usage_given else None,
+        cache_creation_input_tokens=tokens[2],
+        cache_read_input_tokens=tokens[3],
+        cost_usd=(prices or _shipped_prices()).cost(message.model, *tokens) if parsed.usage_given else None,
+    )
+
+
+def _raw(parsed: AnthropicLine) -> dict[str, Any]:
     raw: dict[str, Any] = {**parsed.response(), "format": "anthropic"}
     if parsed.extras.get("attached_by"):
         raw["attached_by"] = parsed.extras["attached_by"]
-    return Answer(
-        question_id=parsed.question_id,
-        status=cast(Any, status),
-        answer_text=answer_text,
-        claims=claims,
-        evidence=resolver.evidence if status == "answered" else [],
-        links=[],
-        stale_notice=bool(parsed.extras.get("stale_notice", False)),
-        abstain_reason=reason if status == "abstained" else None,
-        error=error,
-        usage=usage,
-        model=message.model or None,
-        raw=raw,
-    )
+    return raw
 
 
 _PRICES: PriceTable | None = None
