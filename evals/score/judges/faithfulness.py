@@ -20,6 +20,7 @@ from typing import Any
 from evals.errors import UsageError
 from evals.outside import CircuitBreaker, api_key
 from evals.score.judges.llm import DEFAULT_KEY_ENV, PROVIDERS, Provider
+from evals.store.secrets import scrub
 
 # consecutive samples failed by the endpoint itself (down, timing out, refusing the key) after
 # which the rest are skipped
@@ -125,7 +126,7 @@ def _reason(exc: BaseException, key: str) -> str:
     else:
         text = f"{names[0]}: {str(exc)[:160]}"
     text = "ragas faithfulness failed: " + text
-    return text.replace(key, "***") if key else text
+    return scrub(text, [key])
 
 
 async def ragas_faithfulness(
