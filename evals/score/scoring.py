@@ -72,8 +72,9 @@ from evals.score.shard import (
     worker_task,
 )
 from evals.stats.bootstrap import SEED
-from evals.store.answerindex import AnswerIndex, answer_from_line, read_lines
-from evals.store.atomic import ScoreSet, crash_point, remove_staging_leftovers, staging_folder
+from evals.store.answerindex import AnswerIndex, read_lines
+from evals.store.answers import answer_from_line
+from evals.store.atomic import crash_point, open_staged_text, remove_staging_leftovers, staging_folder
 from evals.store.jsonl import dump_line, iter_question_objects, validation_errors, write_json_atomic
 from evals.store.runfolder import (
     ANSWERS,
@@ -84,6 +85,7 @@ from evals.store.runfolder import (
     PER_QUESTION_PARQUET,
     SCORES,
     RunFolder,
+    ScoreSet,
     iter_judgments,
 )
 
@@ -233,14 +235,14 @@ def score_run(
     source = f"auto:{judge.name}" if judge is not None else None
 
     with _Staging(run_dir, answers_path) as staging, ExitStack() as stack:
-        labels = _Labels(run.file(JUDGMENTS), source, staging.open(JUDGMENTS) if judge is not None else None)
+        labels = _Labels(run.file(JUDGMENTS), source, staging.stream(JUDGMENTS) if judge is not None else None)
         settings.raters = bool(labels.by_question)
         context = _context() if workers > 1 else None
         pool_settings = _pool_settings(settings, judge_spec, workers) if context is not None else None
         feed = _Questions(Path(settings.questions_path or ""), index, labels, shard_size)
         totals = _Totals()
-        per_question = staging.open(PER_QUESTION)
-        findings = staging.open(FINDINGS)
+        per_question = staging.stream(PER_QUESTION)
+        findings = staging.stream(FINDINGS)
         judgments = staging.handles.get(JUDGMENTS)
         table_writer = None
         if parquet:
@@ -591,8 +593,8 @@ class _Staging:
             self.names.append(name)
         return self.dir / name
 
-    def open(self, name: str) -> IO[str]:
-        handle = open(self.path(name), "w", encoding="utf-8")
+    def stream(self, name: str) -> IO[str]:
+        handle = open_staged_text(self.path(name))
         self.handles[name] = handle
         return handle
 
