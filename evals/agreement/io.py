@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -16,7 +15,7 @@ from evals.agreement.stats import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT
 from evals.contract.models import JUDGMENT_VALUES, Judgment, JudgmentField
 from evals.contract.precedence import ADJUDICATED, FIELD_GRAIN, UnitKey, grain_problem, latest_by_source, unit_key
 from evals.errors import CitevalError, DataError, UsageError
-from evals.store.atomic import require_complete_score
+from evals.store.atomic import end_with_newline
 from evals.store.jsonl import (
     JsonlAppender,
     iter_json_lines,
@@ -25,6 +24,7 @@ from evals.store.jsonl import (
     validation_errors,
     write_json_atomic,
 )
+from evals.store.reading import try_read_json
 from evals.store.runfolder import (
     AGREEMENT,
     JUDGMENTS,
@@ -33,6 +33,7 @@ from evals.store.runfolder import (
     read_judgments,
     recorded,
     recorded_run_id,
+    require_complete_score,
 )
 
 JUDGMENTS_FILE = JUDGMENTS
@@ -52,7 +53,7 @@ def locate(target: Path | str) -> tuple[Path, Path | None]:
         judgments = path / JUDGMENTS_FILE
         if not judgments.is_file():
             raise DataError(path, None, f"no {JUDGMENTS_FILE} in this folder (is it a run folder?)")
-        require_complete_score(path)  # not the labels of a `score` killed halfway (evals.store.atomic)
+        require_complete_score(path)  # not the labels of a `score` killed halfway (ScoreSet)
         return judgments, path
     if not path.exists():
         raise DataError(path, None, "file not found")
@@ -192,25 +193,12 @@ def adjudicate(target: Path | str, resolved: Path | str, *, at: datetime | None 
             )
         )
     if fresh:
-        _end_with_newline(judgments_path)
+        end_with_newline(judgments_path)  # a last line without its newline would swallow the first record
         with JsonlAppender(judgments_path) as appender:
             for judgment in fresh:
                 appender.write(judgment)
     result.added = len(fresh)
     return result
-
-
-def _end_with_newline(path: Path) -> None:
-    """A last line without its newline would swallow the first appended record."""
-    with open(path, "rb") as handle:
-        handle.seek(0, 2)
-        if handle.tell() == 0:
-            return
-        handle.seek(-1, 2)
-        last = handle.read(1)
-    if last != b"\n":
-        with open(path, "ab") as handle:
-            handle.write(b"\n")
 
 
 # --- the command's one call ----------------------------------------------------------
@@ -243,10 +231,8 @@ class AgreeResult:
 
 def _existing_judge_agreement(path: Path) -> dict[str, Any]:
     """Keep what the judge-evaluation stage wrote into agreement.json when rewriting the file."""
-    try:
-        value = json.loads(path.read_text(encoding="utf-8")).get("judge_agreement")
-    except (OSError, ValueError, AttributeError):
-        return {}
+    doc = try_read_json(path)
+    value = doc.get("judge_agreement") if isinstance(doc, dict) else None
     return value if isinstance(value, dict) else {}
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from evals.contract.models import Chunk, Document, Evidence, User, Version, VersionStatus
 from evals.errors import DataError
 from evals.store.jsonl import read_jsonl
-from evals.store.reading import read_text
+from evals.store.reading import read_file_text
 from evals.text.normalize import collapse_whitespace
 
 
@@ -132,7 +132,7 @@ class Registry:
         if version_id not in self._texts:
             path = self.texts_dir / f"{version_id}.txt" if self.texts_dir else None
             # exact: a text that really holds CR LF keeps it (its sha256 and offsets count it)
-            self._texts[version_id] = read_text(path) if path and path.is_file() else None
+            self._texts[version_id] = read_file_text(path) if path and path.is_file() else None
         return self._texts[version_id]
 
     # --- pages and source files ---------------------------------------------------------

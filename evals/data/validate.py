@@ -14,7 +14,7 @@ from evals.contract.models import Chunk, Document, Version
 from evals.data.registry import sha256_text
 from evals.errors import DataError, DatasetInvalid
 from evals.store.jsonl import iter_json_lines, questions_file, read_questions, validation_errors
-from evals.store.reading import read_text
+from evals.store.reading import read_file_text
 from evals.text.normalize import normalize
 
 DEFAULT_LIMIT = 50
@@ -290,7 +290,7 @@ def _check_texts(
         if not text_path.is_file():
             continue
         try:
-            text = read_text(text_path)  # strict UTF-8, line ends exactly as written (CR LF counts)
+            text = read_file_text(text_path)  # strict UTF-8, line ends exactly as written (CR LF counts)
         except DataError as exc:
             problems.append(exc)
             continue

@@ -37,7 +37,8 @@ from evals.contract.metrics import LOWER_IS_BETTER, METRIC_NAMES
 from evals.contract.models import RISK_TIERS
 from evals.errors import DataError
 from evals.gate import spec
-from evals.store.reading import decode_text
+from evals.store.reading import decode_text, read_file_bytes
+from evals.store.runfolder import PROBE_JSON
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -220,12 +221,7 @@ class _Source:
 
 def read_toml(path: Path) -> _Source:
     """A gates file's bytes, decoded strictly (a BOM dropped, CR LF folded), with their sha256."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise DataError(path, None, "gates file not found") from None
-    except OSError as exc:
-        raise DataError(path, None, f"cannot read the gates file: {exc.strerror or exc}") from None
+    data = read_file_bytes(path, missing="gates file not found")
     text = decode_text(data, path).replace("\r\n", "\n")  # strict UTF-8 naming the line; a BOM is dropped
     return _Source(path, text, hashlib.sha256(data).hexdigest())
 
@@ -402,7 +398,7 @@ def load_gates(path: Path | str | None = None) -> GateConfig:
     if not rules and not baseline_rules and "probe" in doc:
         # `citeval gate` routes such a file to evals.gate.probe; a library caller lands here
         raise DataError(source.path, None, "the gates file holds only a [probe] table: it judges a probe run's "
-                                           "probe.json (`citeval gate` on a `citeval probe` run folder), not "
+                                           f"{PROBE_JSON} (`citeval gate` on a `citeval probe` run folder), not "
                                            "scores; add rules under [overall], [tier.<risk tier>] or [baseline]")
     if not rules and not baseline_rules:
         raise DataError(source.path, None, "the gates file has no rule: nothing would be checked "

@@ -26,8 +26,8 @@ from evals.gate.config import (
 )
 from evals.gate.result import BaselineInfo, BaselineOutcome, GateResult, RuleOutcome, Status
 from evals.gate.spec import COMPARE_MODES, DEFAULT_ALPHA, DEFAULT_MIN_SHARED
-from evals.store.atomic import write_text
-from evals.store.runfolder import RunFolder
+from evals.store.atomic import write_text_atomic
+from evals.store.runfolder import PROBE_JSON, RunFolder
 
 __all__ = [
     "COMPARE_MODES",
@@ -55,7 +55,7 @@ __all__ = [
 
 def _write_text_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_text(path, text)
+    write_text_atomic(path, text)
 
 
 def _with_probe(result: GateResult, config: GateConfig, run_dir: Path) -> None:
@@ -71,7 +71,7 @@ def _with_probe(result: GateResult, config: GateConfig, run_dir: Path) -> None:
         return
     result.probe = probe_outcome(run_dir, probe_gates)
     if result.probe is None:
-        result.notes.append("the [probe] table judges a probe run's probe.json; this run has none")
+        result.notes.append(f"the [probe] table judges a probe run's {PROBE_JSON}; this run has none")
 
 
 def _against_baseline(result: GateResult, config: GateConfig, run_dir: Path, baseline: Path) -> None:

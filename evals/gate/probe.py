@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from evals.errors import DataError, UsageError
-from evals.probe.core import COUNTERFACTUAL_KINDS, PROBE_JSON, ProbeGates, failed_probe_rules, load_probe_gates
+from evals.probe.core import COUNTERFACTUAL_KINDS, ProbeGates, failed_probe_rules, load_probe_gates
 from evals.probe.render import load_probe
-from evals.store.atomic import write_text
+from evals.store.atomic import write_text_atomic
+from evals.store.runfolder import PROBE_JSON
 
 __all__ = ["ProbeGateResult", "gate_probe_run", "is_probe_only_gates", "probe_outcome"]
 
@@ -116,11 +117,11 @@ def gate_probe_run(
         raise DataError(
             run_dir / PROBE_JSON, None,
             f"the gates file {gates} holds only a [probe] table, which judges a probe run, and this run has no "
-            "probe.json: run `citeval probe DATASET --backend SPEC --gates FILE`, or add rules under [overall], "
+            f"{PROBE_JSON}: run `citeval probe DATASET --backend SPEC --gates FILE`, or add rules under [overall], "
             "[tier.<risk tier>] or [baseline] to gate its scores",
         )
     for path, text in ((junit, result.to_junit), (summary, result.to_markdown)):
         if path is not None:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-            write_text(Path(path), text())
+            write_text_atomic(Path(path), text())
     return result

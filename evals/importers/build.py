@@ -23,10 +23,7 @@ it validates: nothing is half-written.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import shutil
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -36,7 +33,8 @@ from typing import Any
 from evals.contract.models import Answer, Chunk, Document, Evidence, Gold, Question, Version
 from evals.data.registry import default_chunk_id, sha256_text
 from evals.errors import DataError, UsageError
-from evals.store.jsonl import dump_line
+from evals.store.atomic import staged_folder, write_text_atomic
+from evals.store.jsonl import write_jsonl_atomic
 
 EDITION_FROM = datetime(1970, 1, 1, tzinfo=timezone.utc)  # no date in the peer formats: in force for any asked_at
 PASSAGE_SEPARATOR = "\n\n"
@@ -224,29 +222,20 @@ def write_dataset(
     ]
     replay = _replay_answers(kind, records, placed, registry)
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".import-", dir=out.parent))
-    try:
+    with staged_folder(out, existing="replace") as staging:
         _write_registry(staging / "registry", documents, versions, chunks, texts)
-        _write_lines(staging / "questions.jsonl", questions)
+        write_jsonl_atomic(staging / "questions.jsonl", questions)
         if inside:
             staged_answers = staging / answers_path.resolve().relative_to(out.resolve())
             staged_answers.parent.mkdir(parents=True, exist_ok=True)
-            _write_lines(staged_answers, replay)
+            write_jsonl_atomic(staged_answers, replay)
         problems = validate_dataset(staging).problems
         if problems:
             named = [DataError(p.path.replace(str(staging), str(out)), p.line, p.message, p.field) for p in problems]
             raise DatasetNotValid(named, what=f"the {kind} import would not validate; nothing written to {out}")
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(staging, out)
-        if not inside:
-            answers_path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = answers_path.with_name(answers_path.name + ".tmp")
-            _write_lines(tmp, replay)
-            os.replace(tmp, answers_path)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    if not inside:
+        answers_path.parent.mkdir(parents=True, exist_ok=True)
+        write_jsonl_atomic(answers_path, replay)
     report = ImportReport(kind, source, out, answers_path, len(questions), len(documents), len(chunks), len(replay))
     report.with_gold = sum(q.gold is not None for q in questions)
     return report
@@ -301,9 +290,9 @@ def _write_registry(
     """DATASET/registry: documents, versions and chunks as JSON lines, each edition's full text."""
     (registry_dir / "texts").mkdir(parents=True)
     for name, items in (("documents", documents), ("versions", versions), ("chunks", chunks)):
-        _write_lines(registry_dir / f"{name}.jsonl", items)
+        write_jsonl_atomic(registry_dir / f"{name}.jsonl", items)
     for version_id, text in texts.items():
-        (registry_dir / "texts" / f"{version_id}.txt").write_text(text, encoding="utf-8")
+        write_text_atomic(registry_dir / "texts" / f"{version_id}.txt", text)
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -312,9 +301,3 @@ def _inside(path: Path, folder: Path) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _write_lines(path: Path, records: Sequence[Any]) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(dump_line(record))

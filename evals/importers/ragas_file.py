@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import csv
 import importlib.util
+import io
 import json
 import os
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any
 from evals.errors import DataError
 from evals.importers.build import Passage, PeerRecord, text_source
 from evals.store.jsonl import read_json
+from evals.store.reading import iter_lines, read_file_text
 
 LIST_COLUMNS = ("retrieved_contexts", "reference_contexts", "retrieved_context_ids", "reference_context_ids")
 ID_COLUMNS = ("question_id", "id", "sample_id")
@@ -47,32 +49,30 @@ def _rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
             raise DataError(path, None, "expected a list of samples (EvaluationDataset.to_list())")
         return [(f"{path}: [{n}]", row) for n, row in enumerate(doc)]
     rows = []
-    with open(path, encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                rows.append((f"{path}:{lineno}", json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise DataError(path, lineno, f"invalid JSON: {exc.msg}") from None
+    for lineno, line, _ in iter_lines(path):  # strict UTF-8 naming the line, within the line limit
+        if not line.strip():
+            continue
+        try:
+            rows.append((f"{path}:{lineno}", json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise DataError(path, lineno, f"invalid JSON: {exc.msg}") from None
     return rows
 
 
 def _csv_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
     rows = []
-    with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
-        for n, row in enumerate(reader, start=2):
-            where = f"{path}:{n}"
-            parsed: dict[str, Any] = {}
-            for key, value in row.items():
-                if key is None:
-                    raise DataError(path, n, "more cells than the header has columns")
-                if key in LIST_COLUMNS or key == "contexts":
-                    parsed[key] = _list_cell(value, path, n, key)
-                else:
-                    parsed[key] = value if value != "" else None
-            rows.append((where, parsed))
+    reader = csv.DictReader(io.StringIO(read_file_text(path), newline=""))
+    for n, row in enumerate(reader, start=2):
+        where = f"{path}:{n}"
+        parsed: dict[str, Any] = {}
+        for key, value in row.items():
+            if key is None:
+                raise DataError(path, n, "more cells than the header has columns")
+            if key in LIST_COLUMNS or key == "contexts":
+                parsed[key] = _list_cell(value, path, n, key)
+            else:
+                parsed[key] = value if value != "" else None
+        rows.append((where, parsed))
     return rows
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from evals.errors import DataError
 from evals.ingest.chunking import Block, Box, EditionText
+from evals.store.reading import read_file_bytes
 
 
 @dataclass(frozen=True)
@@ -42,13 +43,14 @@ def read_docling(path: Path | str) -> DoclingText:
     from pydantic import ValidationError
 
     path = Path(path)
+    data = read_file_bytes(path)
     try:
-        document = DoclingDocument.model_validate_json(path.read_bytes())
+        document = DoclingDocument.model_validate_json(data)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(p) for p in first["loc"])
         raise DataError(path, None, f"not a DoclingDocument: {first['msg']}", field=where or None) from None
-    except (OSError, ValueError) as exc:
+    except ValueError as exc:
         raise DataError(path, None, f"not a DoclingDocument JSON file: {exc}") from None
 
     parts: list[str] = []

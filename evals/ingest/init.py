@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -35,6 +33,7 @@ from evals.contract.models import Chunk, Version
 from evals.data.registry import Registry
 from evals.errors import DataError, UsageError
 from evals.ingest.sources import ingest
+from evals.store.atomic import staged_folder, write_text_atomic
 
 EXAMPLE_DOCUMENT = "example-policy"
 ASKED_AT = "2025-06-01T09:00:00+00:00"
@@ -229,22 +228,21 @@ def _jsonl(rows: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
 
 
-def _build(stage: Path, from_markdown: Path | None) -> list[str]:
-    """Write the whole skeleton into `stage`; return the files written (relative)."""
+def _build(stage: Path, name: str, from_markdown: Path | None) -> list[str]:
+    """Write the whole skeleton of the dataset `name` into `stage`; return the files written (relative)."""
     sources = stage / "sources"
     if from_markdown is None:
         (sources / EXAMPLE_DOCUMENT).mkdir(parents=True)
-        (sources / "manifest.toml").write_text(EXAMPLE_MANIFEST, encoding="utf-8")
-        (sources / EXAMPLE_DOCUMENT / "v1.md").write_text(EXAMPLE_EDITION, encoding="utf-8")
+        write_text_atomic(sources / "manifest.toml", EXAMPLE_MANIFEST)
+        write_text_atomic(sources / EXAMPLE_DOCUMENT / "v1.md", EXAMPLE_EDITION)
     ingest(from_markdown if from_markdown is not None else sources, stage / "registry")
     registry = Registry.load(stage)
     chunk, version = _example_chunk(registry)
-    (stage / "questions.jsonl").write_text(_jsonl(_questions(registry, chunk, version, from_markdown is None)),
-                                           encoding="utf-8")
+    write_text_atomic(stage / "questions.jsonl", _jsonl(_questions(registry, chunk, version, from_markdown is None)))
     (stage / "answers").mkdir()
-    (stage / "answers" / "example.jsonl").write_text(_jsonl(_answers(chunk, version)), encoding="utf-8")
-    (stage / "gates.toml").write_text(GATES, encoding="utf-8")
-    (stage / "README.md").write_text(README.format(name=stage.name), encoding="utf-8")
+    write_text_atomic(stage / "answers" / "example.jsonl", _jsonl(_answers(chunk, version)))
+    write_text_atomic(stage / "gates.toml", GATES)
+    write_text_atomic(stage / "README.md", README.format(name=name))
     return sorted(str(p.relative_to(stage)) for p in stage.rglob("*") if p.is_file())
 
 
@@ -259,14 +257,7 @@ def init_dataset(folder: Path | str, *, from_markdown: Path | str | None = None,
     if markdown is not None and not markdown.is_dir():
         raise DataError(markdown, None, "folder not found (a folder with manifest.toml and Markdown editions)")
     name = folder.resolve().name or "dataset"
-    folder.resolve().parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=f".{name}-init-", dir=folder.resolve().parent) as tmp:
-        stage = Path(tmp) / name
-        stage.mkdir()
-        files = _build(stage, markdown)
-        folder.mkdir(exist_ok=True)
-        for name in files:
-            target = folder / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(str(stage / name), target)
+    # into an existing folder (empty, or --force) the files are moved one by one, keeping the rest
+    with staged_folder(folder.resolve(), existing="merge") as stage:
+        files = _build(stage, name, markdown)
     return InitResult(folder=folder, files=files)

@@ -32,6 +32,7 @@ from typing import Any
 
 from evals.errors import DataError
 from evals.ingest.chunking import Block, Box, EditionText
+from evals.store.reading import open_binary
 
 _HYPHENATION_MARKS = "\u0002\u00ad"
 
@@ -115,7 +116,7 @@ def read_pdf(path: Path | str) -> PdfText:
 
     path = Path(path)
     try:
-        with pdfplumber.open(path) as pdf:
+        with open_binary(path) as handle, pdfplumber.PDF(handle, stream_is_external=True, path=path) as pdf:
             raw_pages = [
                 (
                     float(page.width),

@@ -28,13 +28,9 @@ one in a single rename, so readers never see a half-written or missing registry.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
 import re
 import shutil
-import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,9 +41,9 @@ from evals.contract.models import Chunk, Document, Version
 from evals.data.registry import sha256_text
 from evals.errors import DataError
 from evals.ingest.chunking import Block, EditionText, chunk_edition
-from evals.store.atomic import crash_point
-from evals.store.jsonl import dump_line, validation_errors
-from evals.store.reading import read_text, read_toml
+from evals.store.atomic import staged_folder, write_text_atomic
+from evals.store.jsonl import validation_errors, write_jsonl_atomic
+from evals.store.reading import read_file_text, read_toml
 
 SAFE_ID = re.compile(r"[A-Za-z0-9_.-]{1,200}")  # an id that becomes a file name
 
@@ -151,7 +147,7 @@ def read_edition(path: Path, fmt: str) -> EditionText:
 
         return read_docling(path).edition
     try:
-        source = read_text(path)  # strict UTF-8 naming the line; line ends kept as written
+        source = read_file_text(path)  # strict UTF-8 naming the line; line ends kept as written
     except DataError as exc:
         raise DataError(path, exc.line, f"{exc.message}; PDF editions need a .pdf suffix") from None
     return read_markdown(source)
@@ -248,11 +244,7 @@ def ingest(sources: Path | str, out: Path | str) -> IngestResult:
 
     sources, out = Path(sources), Path(out)
     documents, editions = _read_manifests(sources)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    for leftover in out.parent.glob(f".ingest-{out.name}-*"):  # a killed earlier ingest's staging folder
-        shutil.rmtree(leftover, ignore_errors=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".ingest-{out.name}-", dir=out.parent))
-    try:
+    with staged_folder(out, existing="replace", point="ingest:staged") as staging:
         (staging / "texts").mkdir()
         records: dict[str, list[Any]] = {
             "documents": documents,
@@ -260,13 +252,9 @@ def ingest(sources: Path | str, out: Path | str) -> IngestResult:
             "chunks": [c for e in editions for c in e.chunks],
         }
         for name, items in records.items():
-            with open(staging / f"{name}.jsonl", "w", encoding="utf-8") as handle:
-                for record in items:
-                    handle.write(dump_line(record))
+            write_jsonl_atomic(staging / f"{name}.jsonl", items)
         for edition in editions:
-            text_path = staging / "texts" / f"{edition.version.version_id}.txt"
-            with open(text_path, "w", encoding="utf-8", newline="") as text:
-                text.write(edition.text)
+            write_text_atomic(staging / "texts" / f"{edition.version.version_id}.txt", edition.text)
             for name, source in edition.files.items():
                 (staging / name).parent.mkdir(exist_ok=True)
                 shutil.copyfile(source, staging / name)
@@ -274,10 +262,6 @@ def ingest(sources: Path | str, out: Path | str) -> IngestResult:
         if problems:  # name the registry being built, not the staging folder
             problems = [DataError(p.path.replace(str(staging), str(out)), p.line, p.message, p.field) for p in problems]
             raise DatasetNotValid(problems, what=f"ingest refused to write {out}")
-        crash_point("ingest:staged")
-        _swap_in(staging, out)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     return IngestResult(
         out,
         len(documents),
@@ -285,25 +269,3 @@ def ingest(sources: Path | str, out: Path | str) -> IngestResult:
         len(records["chunks"]),
         [e.version.version_id for e in editions if e.version.pages_known is False],
     )
-
-
-_RENAME_EXCHANGE = 2
-
-
-def _swap_in(staging: Path, out: Path) -> None:
-    """Put staging at out: an atomic exchange of the two folders where renameat2 exists, else two renames."""
-    if not out.exists():
-        os.replace(staging, out)
-        return
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
-        renameat2 = getattr(libc, "renameat2", None)
-        if renameat2 is not None:
-            at_fdcwd = -100
-            if renameat2(at_fdcwd, os.fsencode(staging), at_fdcwd, os.fsencode(out), _RENAME_EXCHANGE) == 0:
-                return  # staging now holds the old registry; the caller removes it
-    backup = out.with_name(out.name + ".old")
-    shutil.rmtree(backup, ignore_errors=True)
-    os.replace(out, backup)
-    os.replace(staging, out)
-    shutil.rmtree(backup, ignore_errors=True)

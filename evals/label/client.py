@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 
 from evals.errors import BackendError, UsageError
+from evals.store.secrets import scrub
 
 URL_ENV = "LABEL_STUDIO_URL"
 KEY_ENV = "LABEL_STUDIO_API_KEY"
@@ -75,7 +76,7 @@ class LabelStudioClient:
             text = f"HTTP {status}: {detail[:300]}"
         else:
             text = f"{type(exc).__name__}: {exc}"
-        return text.replace(self._key, "***") if self._key else text
+        return scrub(text, [self._key])
 
     def call(self, what: str, func: Callable[[], T]) -> T:
         with self._errors(what):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from evals.contract.models import JUDGMENT_VALUES
 from evals.errors import DataError, UsageError
+from evals.store.reading import read_file_text
 
 CONFIG_NAMES = {"ru": "citation_review.ru.xml", "en": "citation_review.xml"}
 COMMENT_FIELD = "comment"
@@ -72,11 +73,7 @@ class ReviewConfig:
     @classmethod
     def load(cls, path: Path | str) -> ReviewConfig:
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise DataError(path, None, "label config not found") from None
-        return cls(text, str(path))
+        return cls(read_file_text(path, missing="label config not found"), str(path))
 
     @classmethod
     def default(cls, lang: str = "ru") -> ReviewConfig:

@@ -33,6 +33,8 @@ from typing import Any
 
 from evals.errors import DataError, UsageError
 from evals.store.jsonl import read_json, write_json_atomic
+from evals.store.reading import read_file_head, try_read_json
+from evals.store.runfolder import JUDGMENTS
 
 PUSHED_TASKS = "label_tasks.json"
 RATERS_FILE = "label_raters.json"
@@ -57,7 +59,7 @@ def read_full_export(path: Path | str) -> list[dict[str, Any]]:
     """The tasks of a full JSON export; JSON_MIN, CSV and TSV exports are refused by name."""
     path = Path(path)
     if path.exists():
-        head = path.read_bytes()[:4096].decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+        head = read_file_head(path, 4096).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
         if head and head[0] not in "[{":
             first = head.splitlines()[0] if head.splitlines() else ""
             if any(sep in first for sep in (",", "\t")):
@@ -82,12 +84,9 @@ def record_pushed(run_dir: Path | str, tasks: Iterable[dict[str, Any]], target: 
     """Remember which tasks a push put in front of the raters (the latest push's set)."""
     path = Path(run_dir) / PUSHED_TASKS
     pushes: list[dict[str, Any]] = []
-    if path.exists():
-        try:
-            old = json.loads(path.read_text(encoding="utf-8"))
-            pushes = list(old.get("pushes") or []) if isinstance(old, dict) else []
-        except (OSError, ValueError):
-            pushes = []
+    old = try_read_json(path)  # an unreadable earlier record only loses the push history
+    if isinstance(old, dict) and isinstance(old.get("pushes"), list):
+        pushes = list(old["pushes"])
     items = [
         {"question_id": str(t["data"]["question_id"]), "citeval_hash": (t.get("meta") or {}).get("citeval_hash")}
         for t in tasks
@@ -163,7 +162,7 @@ class RaterMap:
                 f"Label Studio {label} is already the rater {held!r} (from {where}); {source} would make it "
                 f"{rater!r}, so one person would become two raters. Keep the first name (--rater {_flag(kind, ident)}="
                 f"{held}), or, to rename, delete {label} from {RATERS_FILE} and that rater's human:{held} rows from "
-                "judgments.jsonl first"
+                f"{JUDGMENTS} first"
             )
         if held is None:
             table[ident] = rater

@@ -36,6 +36,7 @@ from evals.quotes.evaluate import IOU_CORRECT, iou
 from evals.quotes.models import QuoteAnswer, Span
 from evals.quotes.reader import read_quotes
 from evals.store.jsonl import write_json_atomic, write_jsonl_atomic
+from evals.store.reading import read_file_text
 
 KIND = "quotes"
 CONFIG_NAMES = {"ru": "quote_placement.ru.xml", "en": "quote_placement.xml"}
@@ -171,7 +172,7 @@ def push_quotes(
     citation_id: pushing twice imports nothing; a changed task that has annotations is kept)."""
     started = time.monotonic()
     tasks = quote_tasks(read_quotes(path), lang, matcher)
-    xml = quote_config_path(lang).read_text(encoding="utf-8")
+    xml = read_file_text(quote_config_path(lang))
     client = client or LabelStudioClient.from_env()
     description = f"citeval quote placement: {Path(path).name} — select the fragment each quote supports."
     project_id, created = open_project(client, project_title, xml, matcher is not None, description)

@@ -40,11 +40,10 @@ from evals.probe.outcomes import (
 from evals.run.runner import RunOptions, load_manifest, load_questions, resume_run, start_run
 from evals.score.metrics import SEED, mean_metric
 from evals.score.scoring import score_run
+from evals.store.atomic import remove_staging_leftovers, staging_folder, swap_in
 from evals.store.jsonl import iter_json_lines, write_json_atomic, write_jsonl_atomic
+from evals.store.runfolder import MANIFEST, PROBE_CASES, PROBE_DATASET, PROBE_JSON
 
-PROBE_JSON = "probe.json"
-PROBE_CASES = "probe_cases.jsonl"
-PROBE_DATASET = "probe_dataset"
 PROBE_SCHEMA_VERSION = 1
 GATE_KEYS = ("decorative_rate", "citation_faithfulness")
 
@@ -259,7 +258,6 @@ def probe_document(
 
 
 def _write_dataset(folder: Path, dataset: Path, records: list[dict[str, Any]]) -> None:
-    folder.mkdir(parents=True)
     registry = dataset / "registry" if (dataset / "registry").is_dir() else dataset
     shutil.copytree(registry, folder / "registry")
     write_jsonl_atomic(folder / "questions.jsonl", records)
@@ -303,22 +301,22 @@ def run_probe(
     if run_dir.exists():
         raise UsageError(f"run folder {run_dir} exists; choose another --run-id")
     out.mkdir(parents=True, exist_ok=True)
-    staging = out / f".{run_id}.{PROBE_DATASET}"
-    if staging.exists():
-        shutil.rmtree(staging)
+    # the run reads the probe dataset from a staging folder beside it, then it moves into the run
+    remove_staging_leftovers(out, f"{run_id}.{PROBE_DATASET}")
+    staging = staging_folder(out, f"{run_id}.{PROBE_DATASET}")
     _write_dataset(staging, dataset, records)
     try:
         start_run(staging, backend_spec, out=out, run_id=run_id, options=options, on_progress=on_progress)
     finally:
         if run_dir.is_dir():
             final = run_dir / PROBE_DATASET
-            staging.replace(final)
+            swap_in(staging, final, existing="refuse")
             manifest = load_manifest(run_dir)
             manifest.dataset.path = str(final.resolve())
             asked = {"kinds": wanted, "limit": limit, "source": str(dataset.resolve())}
             settings = {**manifest.options, "probe": asked}
             manifest.options = type(manifest.options).model_validate(settings)
-            write_json_atomic(run_dir / "manifest.json", manifest)
+            write_json_atomic(run_dir / MANIFEST, manifest)
         else:
             shutil.rmtree(staging, ignore_errors=True)
     return judge_probe(run_dir, gates=gates, judge=judge, seed=seed, probe_gates=probe_gates)

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from evals.errors import DataError
-from evals.probe.core import PROBE_CASES, PROBE_JSON
 from evals.probe.generate import PROBE_KINDS
 from evals.store.jsonl import iter_json_lines
+from evals.store.reading import read_file_text
+from evals.store.runfolder import PROBE_CASES, PROBE_JSON
 
 # Worst first: what a reader must see before what went right.
 OUTCOME_ORDER = (
@@ -34,14 +35,14 @@ def load_probe(run_dir: Path | str) -> tuple[dict[str, Any], list[dict[str, Any]
     path = run_dir / PROBE_JSON
     if not path.is_file():
         return None
+    text = read_file_text(path)  # strict UTF-8: a bad byte is a DataError naming its line
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(path, None, f"cannot read probe.json: {exc}") from None
+        document = json.loads(text)
     except json.JSONDecodeError as exc:
         raise DataError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
     if not isinstance(document, dict) or not isinstance(document.get("kinds"), dict):
-        raise DataError(path, None, 'not a probe.json: expected {"kinds": {<kind>: {...}}, "verdict": ...}', "kinds")
+        raise DataError(path, None, f'not a {PROBE_JSON}: expected {{"kinds": {{<kind>: {{...}}}}, "verdict": ...}}',
+                        "kinds")
     cases_path = run_dir / PROBE_CASES
     cases = [obj for _, obj in iter_json_lines(cases_path)] if cases_path.is_file() else []
     return document, cases
@@ -159,7 +160,7 @@ def probe_report_html(run_dir: Path | str) -> str | None:
     try:
         loaded = load_probe(run_dir)
     except (OSError, ValueError, DataError) as exc:
-        note = escape(f"probe.json unreadable: {exc}")
+        note = escape(f"{PROBE_JSON} unreadable: {exc}")
         return f'<section class="probe" id="probe"><h2>Probe</h2><p>{note}</p></section>'
     if loaded is None:
         return None

@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from evals.errors import CitevalError, DataError
 from evals.report.plots import RC, SERIES, Plot, _render
 from evals.store.jsonl import iter_json_lines, read_json_object
+from evals.store.runfolder import MANIFEST
 
 QUOTES_JSON = "quotes.json"
 PLACEMENTS = "placements.jsonl"
@@ -37,7 +38,7 @@ def has_quote_results(folder: Path | str) -> bool:
 
 def is_quote_lab(folder: Path | str) -> bool:
     """A folder that holds quote results and is not a run folder."""
-    return has_quote_results(folder) and not (Path(folder) / "manifest.json").exists()
+    return has_quote_results(folder) and not (Path(folder) / MANIFEST).exists()
 
 
 @dataclass

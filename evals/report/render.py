@@ -43,8 +43,8 @@ from evals.report.load import load_run, now_utc
 from evals.report.quotes import QuoteSection, find_quote_labs, is_quote_lab, quote_sections
 from evals.report.stats import ALPHA, PASS_DEFINITION, question_passed
 from evals.report.views import QuestionView, drilldown, safe_url
-from evals.store.atomic import safe_file_name, score_set_problem, write_text
-from evals.store.runfolder import MANIFEST, SCORES, RunFolder
+from evals.store.atomic import safe_file_name, write_text_atomic
+from evals.store.runfolder import MANIFEST, SCORES, RunFolder, score_set_problem
 
 # the weekly variants table: short column names, so it fits the page
 VARIANT_COLUMNS = (
@@ -277,7 +277,7 @@ def _comparison_view(c: Comparison, sections: Sequence[RunSection]) -> Compariso
 
 def _write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_text(path, text)
+    write_text_atomic(path, text)
 
 
 def _pick_baseline(runs: Sequence[RunFolder], baseline: str | None) -> RunFolder:

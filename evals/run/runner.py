@@ -10,8 +10,6 @@ last line and asks only the questions that have no answer yet.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import os
 import platform
 import re
 import time
@@ -26,13 +24,16 @@ from evals.contract.models import RUN_ID_PATTERN, Answer, DatasetRef, Question, 
 from evals.data.registry import Registry
 from evals.data.validate import require_valid
 from evals.errors import CitevalError, DataError, UsageError
-from evals.run.backends import make_backend, redact_spec
+from evals.run.backends import make_backend
 from evals.run.backends.base import BaseBackend, error_answer
-from evals.store.atomic import crash_point, make_folder_with, remove_staging_leftovers
+from evals.store.answers import repair_answers
+from evals.store.atomic import LineAppender, crash_point, make_folder_with
 from evals.store.jsonl import dump_line, existing_questions_file, load_questions, write_json_atomic
-from evals.store.runfolder import ANSWERS, MANIFEST, load_manifest, repair_answers
+from evals.store.reading import file_sha256
+from evals.store.runfolder import ANSWERS, MANIFEST, load_manifest
+from evals.store.secrets import is_scrubbed, scrub, scrub_spec
 
-REDACTED = "***"
+MIN_SECRET_LENGTH = 4  # a shorter backend secret would be replaced all over the answers' text
 
 
 class RunInterrupted(CitevalError):
@@ -82,22 +83,13 @@ class RunResult:
 ProgressCallback = Callable[[RunProgress], None]
 
 
-def file_sha256(*paths: Path) -> str:
-    digest = hashlib.sha256()
-    for path in paths:
-        if path.exists():
-            with open(path, "rb") as handle:
-                for block in iter(lambda: handle.read(1 << 20), b""):
-                    digest.update(block)
-    return digest.hexdigest()
-
-
 def dataset_ref(dataset: Path) -> DatasetRef:
     registry = dataset / "registry"
     return DatasetRef(
         path=str(dataset.resolve()),
         questions_sha256=file_sha256(existing_questions_file(dataset)),
-        registry_sha256=file_sha256(*(registry / f"{n}.jsonl" for n in ("documents", "versions", "chunks"))),
+        registry_sha256=file_sha256(*(registry / f"{n}.jsonl" for n in ("documents", "versions", "chunks")),
+                                    skip_missing=True),
     )
 
 
@@ -107,18 +99,12 @@ def _new_run_id(spec: str, label: str | None) -> str:
     return f"{stamp}-{name}" if name else stamp
 
 
-def _scrub(line: str, secrets: list[str]) -> str:
-    for secret in sorted((s for s in secrets if len(s) >= 4), key=len, reverse=True):
-        line = line.replace(secret, REDACTED)
-    return line
-
-
 def _answer_line(answer: Answer, secrets: list[str]) -> tuple[Answer, str]:
     """The answers.jsonl line of an answer. One that cannot be written as UTF-8 (a lone surrogate
     from a backend's JSON) becomes an error answer, so the rest of its batch is still written and
     a resumed run does not meet it again."""
     try:
-        line = _scrub(dump_line(answer), secrets)
+        line = scrub(dump_line(answer), secrets, min_length=MIN_SECRET_LENGTH)
         line.encode("utf-8")
         return answer, line
     except (ValueError, UnicodeError) as exc:  # PydanticSerializationError is a ValueError
@@ -127,7 +113,7 @@ def _answer_line(answer: Answer, secrets: list[str]) -> tuple[Answer, str]:
             answer.question_id.encode("utf-8", "backslashreplace").decode("utf-8"), "unencodable_answer",
             f"the backend's answer holds text that is not valid Unicode and cannot be saved ({reason[:200]})",
         )
-        return failed, _scrub(dump_line(failed), secrets)
+        return failed, scrub(dump_line(failed), secrets, min_length=MIN_SECRET_LENGTH)
 
 
 async def _answer_one(backend: BaseBackend, question: Question, asked_at: datetime, deadline: float) -> Answer:
@@ -162,7 +148,7 @@ async def _run_questions(
     secrets = backend.secrets()
     pending: asyncio.Queue[Answer | None] = asyncio.Queue()
 
-    async def writer(handle: Any) -> None:
+    async def writer(out: LineAppender) -> None:
         # group commit: write every answer that arrived meanwhile, then one fsync off the event loop
         while True:
             batch = [await pending.get()]
@@ -171,9 +157,8 @@ async def _run_questions(
             written = [_answer_line(a, secrets) for a in batch if a is not None]
             answers = [answer for answer, _ in written]
             if answers:
-                handle.write("".join(line for _, line in written))
-                handle.flush()
-                await asyncio.to_thread(os.fsync, handle.fileno())
+                out.write("".join(line for _, line in written), sync=False)
+                await asyncio.to_thread(out.sync)
                 crash_point("run:answers")
                 progress.done += len(answers)
                 progress.errors += sum(a.status == "error" for a in answers)
@@ -187,8 +172,8 @@ async def _run_questions(
             answer = await _answer_one(backend, question, question.asked_at or default_asked_at, deadline)
         pending.put_nowait(answer)
 
-    with open(answers_path, "a", encoding="utf-8") as handle:
-        writing = asyncio.create_task(writer(handle))
+    with LineAppender(answers_path) as out:
+        writing = asyncio.create_task(writer(out))
         try:
             await asyncio.gather(*(one(q) for q in questions))
         finally:
@@ -273,12 +258,11 @@ def start_run(
         label=options.label,
         started_at=datetime.now(timezone.utc),
         dataset=dataset_ref(dataset),
-        backend=redact_spec(backend_spec),
+        backend=scrub_spec(backend_spec),
         citeval_version=__version__,
         options=RunSettings(**options.as_dict(), python=platform.python_version(), questions=len(questions)),
     )
     # the folder appears with its manifest in one rename: never a run folder that cannot be resumed
-    remove_staging_leftovers(run_dir.parent, run_dir.name)
     make_folder_with(
         run_dir, {MANIFEST: (manifest.model_dump_json(indent=2, exclude_none=True) + "\n").encode("utf-8")},
         point="run:folder-staged",
@@ -306,7 +290,7 @@ def resume_run(
         label=manifest.label,
     )
     spec = backend_spec or manifest.backend
-    if REDACTED in spec and backend_spec is None:
+    if is_scrubbed(spec) and backend_spec is None:
         raise UsageError("the saved backend spec had secrets removed; pass --backend again with --resume")
     questions, backend = _prepare(dataset, spec, options)
     return _execute(run_dir, manifest, backend, questions, options, on_progress)

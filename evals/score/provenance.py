@@ -4,7 +4,6 @@ versions, the judge's parameters and prompt version, the gates file's hash (scor
 
 from __future__ import annotations
 
-import hashlib
 import platform
 import subprocess
 from functools import lru_cache
@@ -15,6 +14,7 @@ from typing import Any
 from evals._version import __version__
 from evals.contract.scores import JudgeParams, Provenance
 from evals.stats.bootstrap import RESAMPLES
+from evals.store.reading import file_sha256
 
 JUDGE_STACK = ("ragas", "instructor")
 _SOURCE_ROOT = Path(__file__).resolve().parents[2]
@@ -43,14 +43,6 @@ def git_revision() -> str | None:
         return None
     revision = done.stdout.strip()
     return revision if done.returncode == 0 and revision else None
-
-
-def file_sha256(path: Path | str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def judge_params(judge: Any) -> JudgeParams | None:

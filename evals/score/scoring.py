@@ -75,8 +75,9 @@ from evals.score.shard import (
     worker_task,
 )
 from evals.stats.bootstrap import SEED
-from evals.store.answerindex import AnswerIndex, answer_from_line, read_lines
-from evals.store.atomic import ScoreSet, crash_point, remove_staging_leftovers, staging_folder
+from evals.store.answerindex import AnswerIndex, read_lines
+from evals.store.answers import answer_from_line
+from evals.store.atomic import crash_point, open_staged_text, remove_staging_leftovers, staging_folder
 from evals.store.jsonl import dump_line, iter_question_objects, validation_errors, write_json_atomic
 from evals.store.runfolder import (
     ANSWERS,
@@ -87,6 +88,7 @@ from evals.store.runfolder import (
     PER_QUESTION_PARQUET,
     SCORES,
     RunFolder,
+    ScoreSet,
     iter_judgments,
 )
 
@@ -211,12 +213,12 @@ def score_run(
     source = f"auto:{judge.name}" if judge is not None else None
 
     with _Staging(run_dir, answers_path) as staging, ExitStack() as stack:
-        labels = _Labels(run.file(JUDGMENTS), source, staging.open(JUDGMENTS) if judge is not None else None)
+        labels = _Labels(run.file(JUDGMENTS), source, staging.stream(JUDGMENTS) if judge is not None else None)
         settings.raters = bool(labels.by_question)
         context = _context() if workers > 1 else None
         pool_settings = _pool_settings(settings, judge_spec, workers) if context is not None else None
         feed = _Questions(Path(settings.questions_path or ""), index, labels, shard_size)
-        outputs = _ShardOutputs.open(staging, parquet)
+        outputs = _ShardOutputs.start(staging, parquet)
         if pool_settings is None:
             results = _scored_here(feed, settings, judge, stack)
         else:
@@ -313,8 +315,8 @@ class _ShardOutputs:
     table: ParquetRows | None = None  # per_question.parquet, when asked for
 
     @classmethod
-    def open(cls, staging: _Staging, parquet: bool) -> _ShardOutputs:
-        outputs = cls(staging.open(PER_QUESTION), staging.open(FINDINGS), staging.handles.get(JUDGMENTS))
+    def start(cls, staging: _Staging, parquet: bool) -> _ShardOutputs:
+        outputs = cls(staging.stream(PER_QUESTION), staging.stream(FINDINGS), staging.handles.get(JUDGMENTS))
         if parquet:
             from evals.store.perquestion import ParquetRows
 
@@ -671,8 +673,8 @@ class _Staging:
             self.names.append(name)
         return self.dir / name
 
-    def open(self, name: str) -> IO[str]:
-        handle = open(self.path(name), "w", encoding="utf-8")
+    def stream(self, name: str) -> IO[str]:
+        handle = open_staged_text(self.path(name))
         self.handles[name] = handle
         return handle
 

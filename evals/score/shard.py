@@ -42,7 +42,7 @@ from evals.score.judges.joint import joint_units, judge_joint
 from evals.score.judges.llm import LlmConfig
 from evals.score.memory import release_free_memory
 from evals.score.metrics import pick_labels, score_answer
-from evals.store.answerindex import answer_from_line
+from evals.store.answers import answer_from_line
 from evals.store.jsonl import dump_line, load_questions, validation_errors
 from evals.text.normalize import strip_markers
 

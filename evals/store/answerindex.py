@@ -3,11 +3,10 @@
 A run of 365,000 answers is 1–2 GB of JSON; parsed into records it is several times that. The
 scoring stage streams instead: one pass over the file notes, per line, a hash of its
 question_id, its byte offset, length and line number (24 bytes a line, in numpy arrays); a
-worker later reads and parses just the lines of its shard. As everywhere else in the run
-folder (`runfolder.iter_answers`), a resumed run's later line for a question wins, and a last
-line that does not parse (torn by a kill, or still being written) is left out, while a complete
-last answer that only lacks its newline counts. Lines are read through the one reading layer
-(evals.store.reading: strict UTF-8, a BOM dropped, JSON within limits, no duplicate keys or NaN).
+worker later reads and parses just the lines of its shard (`read_lines`, then
+`evals.store.answers.answer_from_line`). The lines that count are the ones every reader of
+answers.jsonl counts (`evals.store.answers.iter_answer_lines`: blank lines skipped, a torn last
+line left out), and a resumed run's later line for a question wins.
 
 The question_id is read from the line's start when the line is in the runner's own shape
 (`{"question_id": "…", …`), else from the parsed line. Hash collisions between different ids
@@ -16,65 +15,16 @@ are resolved exactly by re-reading the few colliding lines.
 
 from __future__ import annotations
 
-import re
 from array import array
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-from pydantic import ValidationError
 
-from evals.contract.models import Answer
-from evals.errors import DataError
-from evals.store.jsonl import validation_errors
-from evals.store.reading import decode_text, iter_raw_lines, json_type, parse_json
+from evals.store.answers import iter_answer_lines, question_id_of_line
+from evals.store.reading import open_binary
 
-__all__ = ["AnswerIndex", "answer_from_line", "question_id_of_line", "read_lines"]
-
-# the runner writes question_id first; an id with an escape falls back to json.loads
-_LEADING_ID = re.compile(rb'\A\s*\{\s*"question_id"\s*:\s*"([^"\\]*)"')
-
-
-def _object(path: Path | str, lineno: int, line: bytes) -> dict[str, Any]:
-    obj = parse_json(decode_text(line, path, lineno), path, lineno)
-    if not isinstance(obj, dict):
-        raise DataError(path, lineno, f"expected an Answer object, got {json_type(obj)}")
-    return obj
-
-
-def question_id_of_line(path: Path | str, lineno: int, line: bytes) -> str:
-    """The question_id of one answers.jsonl line (read from its start when the runner wrote it;
-    the whole line is parsed later, by whoever scores it); a line that is no JSON object with a
-    string question_id is a DataError naming its line."""
-    found = _LEADING_ID.match(line)
-    if found is not None:
-        try:
-            return found.group(1).decode("utf-8")
-        except UnicodeDecodeError:
-            pass
-    qid = _object(path, lineno, line).get("question_id")
-    if not isinstance(qid, str):
-        raise DataError(path, lineno, "question_id must be a string", field="question_id")
-    return qid
-
-
-def answer_from_line(path: Path | str, lineno: int, line: bytes) -> Answer:
-    """One answers.jsonl line as an Answer, read as runfolder.iter_answers reads it."""
-    obj = _object(path, lineno, line)
-    try:
-        return Answer.model_validate(obj)
-    except ValidationError as exc:
-        raise validation_errors(path, lineno, exc)[0] from None
-
-
-def _complete(path: Path, lineno: int, line: bytes) -> bool:
-    """Whether a last line without its newline is a whole JSON object (else it is torn)."""
-    try:
-        _object(path, lineno, line)
-    except DataError:
-        return False
-    return True
+__all__ = ["AnswerIndex", "read_lines"]
 
 
 class AnswerIndex:
@@ -86,18 +36,11 @@ class AnswerIndex:
         offsets: array[int] = array("q")
         lengths: array[int] = array("i")  # a line is at most the reading layer's limit
         linenos: array[int] = array("i")
-        if self.path.exists():
-            offset = 0
-            for lineno, line in iter_raw_lines(self.path):  # a line over the reading layer's limit is an error
-                size = len(line)
-                if not line.endswith(b"\n") and not _complete(self.path, lineno, line):
-                    break  # torn or in flight
-                if line.strip(b" \t\r\n" if lineno > 1 else b" \t\r\n\xef\xbb\xbf"):
-                    hashes.append(self._key(question_id_of_line(self.path, lineno, line)))
-                    offsets.append(offset)
-                    lengths.append(size)
-                    linenos.append(lineno)
-                offset += size
+        for lineno, offset, line in iter_answer_lines(self.path):  # blank lines and a torn last one left out
+            hashes.append(self._key(question_id_of_line(self.path, lineno, line)))
+            offsets.append(offset)
+            lengths.append(len(line))
+            linenos.append(lineno)
         self.lines = len(hashes)  # answer lines read (a resumed run may have several per question)
         h = _int64(hashes)
         order = np.argsort(h, kind="stable")  # equal hashes keep file order: the last one wins
@@ -126,7 +69,7 @@ class AnswerIndex:
         when the lines hold different ids (a collision), keep the last line of each id apart."""
         starts = np.flatnonzero(np.r_[True, h[1:] != h[:-1]])
         ends = np.r_[starts[1:], len(h)]
-        with open(self.path, "rb") as handle:
+        with open_binary(self.path) as handle:
             for start, end in zip(starts, ends, strict=True):
                 if end - start < 2:
                     continue
@@ -193,7 +136,7 @@ def _int32(values: array[int]) -> np.ndarray:
 
 def read_lines(path: Path | str, locations: Sequence[tuple[int, int, int]]) -> Iterator[tuple[int, bytes]]:
     """(line number, line) at each (offset, length, line number), in the order given."""
-    with open(path, "rb") as handle:
+    with open_binary(path) as handle:
         for offset, length, lineno in locations:
             handle.seek(offset)
             yield lineno, handle.read(length)

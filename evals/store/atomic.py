@@ -1,45 +1,43 @@
 """One way to write a file: never half of it, never outside the folder it belongs to.
 
-- `write_text` / `write_bytes` / `writing()` write a temporary sibling, fsync it and rename it
-  over the target, so a reader (or a kill) sees the old file or the new one, never a mix.
-- `make_folder_with()` creates a folder already holding its first files (a run folder with its
-  manifest): the files go into a staging sibling that is renamed into place in one step.
-- `ScoreSet` writes the files `citeval score` produces as one set. Each file is swapped in
-  atomically; the set as a whole is bracketed by `score.complete` (see below), so a kill
-  between two files leaves a set that `gate`, `report` and `agree` refuse instead of mixing
-  new findings with old scores.
+- `write_text_atomic` / `write_bytes_atomic` / `writing()` write a temporary sibling, fsync it
+  and rename it over the target, so a reader (or a kill) sees the old file or the new one,
+  never a mix.
+- `LineAppender` / `append_once` add whole lines to a file that grows (answers.jsonl, the judge
+  cache); `repair_last_line` cuts or ends the line a kill left half-written.
+- `staged_folder()` / `swap_in()`: the one way to replace a folder. It is filled in a staging
+  sibling and swapped in in one step (an atomic exchange where the system has one), so a
+  reader sees the old folder or the new one; staging folders a killed attempt left are removed.
+  `make_folder_with()` creates a folder already holding its first files (a run folder with its
+  manifest) that way.
 - `crash_point(name)`: tests set CITEVAL_TEST_CRASH_AT=<name> to die at exactly that point of a
   write (os._exit, like a kill -9), to prove every window leaves the old or the new state.
 
-Why a marker and not a staging folder for `score`: the run folder also holds the answers and
-the labels that other stages append to, so it cannot be swapped as a whole, and renaming four
-files one by one is four steps. `score.complete` is first rewritten as {"state": "writing"},
-then the files are swapped in, then it is rewritten as {"state": "complete", answers_sha256}.
-A reader that finds "writing" knows a score was interrupted; one that finds "complete" with a
-different answers hash knows the answers changed after scoring (a `--resume`); a run folder
-without the marker was scored before it existed (or assembled by hand) and is read as it is.
+The set of files `score` writes into a run folder, bracketed by its score.complete marker, is
+`evals.store.runfolder.ScoreSet`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
+import ctypes
 import json
 import os
 import re
 import shutil
+import sys
 import tempfile
+import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal
 
-from evals.errors import DataError, UsageError
-from evals.store.reading import decode_text, parse_json
+from evals.errors import UsageError
+from evals.store.reading import unended_last_line
 
 CRASH_ENV = "CITEVAL_TEST_CRASH_AT"
 CRASH_EXIT_CODE = 137  # what a shell reports for kill -9
-SCORE_MARKER = "score.complete"
 STAGING_PREFIX = ".citeval-staging-"
 
 
@@ -129,14 +127,14 @@ def writing(path: Path | str, mode: str = "w", *, point: str | None = None) -> I
     _fsync_dir(parent)
 
 
-def write_bytes(path: Path | str, data: bytes, *, point: str | None = None) -> None:
+def write_bytes_atomic(path: Path | str, data: bytes, *, point: str | None = None) -> None:
     with writing(path, "wb", point=point) as handle:
         handle.write(data)
 
 
-def write_text(path: Path | str, text: str, *, point: str | None = None) -> None:
+def write_text_atomic(path: Path | str, text: str, *, point: str | None = None) -> None:
     """Strict UTF-8: text holding a lone surrogate is refused before anything is written."""
-    write_bytes(path, text.encode("utf-8"), point=point)
+    write_bytes_atomic(path, text.encode("utf-8"), point=point)
 
 
 def write_lines(path: Path | str, lines: Iterable[str], *, point: str | None = None) -> int:
@@ -149,10 +147,106 @@ def write_lines(path: Path | str, lines: Iterable[str], *, point: str | None = N
 
 
 def write_json(path: Path | str, obj: Any, *, point: str | None = None) -> None:
-    write_text(path, json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n", point=point)
+    write_text_atomic(path, json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n", point=point)
+
+
+def open_staged_text(path: Path | str) -> IO[str]:
+    """A UTF-8 handle ("\\n" kept) on a new file in a staging folder, for output streamed over a
+    long time and swapped in later as a whole (ScoreSet) — never on the file readers use."""
+    return open(path, "w", encoding="utf-8")
+
+
+def write_crash_log(folder: Path | str, text: str) -> Path:
+    """citeval-error-<time>-<pid>.log in folder holding text (a traceback: what cannot be encoded
+    is replaced, never refused); an OSError when the folder cannot take it, so the caller can
+    say that no log was written."""
+    path = Path(folder) / f"citeval-error-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}.log"
+    path.write_bytes(text.encode("utf-8", "replace"))
+    return path
+
+
+# --- files that grow a line at a time -------------------------------------------------
+
+
+class LineAppender:
+    """Appends whole lines to a file (created when missing), each `write` flushed and, with fsync,
+    on disk before it returns, so a kill loses at most the lines in flight."""
+
+    def __init__(self, path: Path | str, fsync: bool = True) -> None:
+        self.path = Path(path)
+        self._fsync = fsync
+        self._handle = open(self.path, "a", encoding="utf-8")
+
+    def write(self, text: str, *, sync: bool | None = None) -> None:
+        """Append text (whole lines); sync=False leaves the fsync to a later `sync()` (the runner
+        syncs off its event loop)."""
+        self._handle.write(text)
+        self._handle.flush()
+        if self._fsync if sync is None else sync:
+            self.sync()
+
+    def sync(self) -> None:
+        os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def __enter__(self) -> LineAppender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def append_once(path: Path | str, data: bytes, *, on_own_line: bool = False) -> None:
+    """Append data (whole lines) to path in one write, fsynced: lines of concurrent writers never
+    interleave. on_own_line: when the file's last line lacks its newline (a kill's torn line), a
+    newline goes first, so data does not continue that line."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        if on_own_line:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                data = b"\n" + data
+        written = os.write(fd, data)  # one write: a regular file takes it whole
+        while written < len(data):  # this is for the odd filesystem
+            written += os.write(fd, data[written:])
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def repair_last_line(path: Path | str, torn: Callable[[bytes], bool]) -> None:
+    """A last line without its newline (a kill's) is cut off when `torn(line)`, else given its
+    newline, so the next appended line starts a line of its own. A file that ends with a newline,
+    or does not exist, is left as it is."""
+    path = Path(path)
+    if not path.exists():
+        return
+    start, tail = unended_last_line(path)
+    if not tail:
+        return
+    with open(path, "rb+") as handle:
+        if torn(tail):
+            handle.truncate(start)
+        else:
+            handle.seek(0, 2)
+            handle.write(b"\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def end_with_newline(path: Path | str) -> None:
+    """A last line without its newline gets one (it would swallow the first appended record)."""
+    repair_last_line(path, lambda _line: False)
 
 
 # --- folders --------------------------------------------------------------------------
+
+
+Existing = Literal["refuse", "replace", "merge"]
 
 
 def staging_folder(parent: Path, name: str) -> Path:
@@ -172,120 +266,79 @@ def remove_staging_leftovers(parent: Path, name: str) -> list[Path]:
     return removed
 
 
+_RENAME_EXCHANGE = 2  # renameat2's flag (Linux 3.15+)
+
+
+def _exchange(stage: Path, target: Path) -> bool:
+    """Swap two folders in one step where the system can (Linux renameat2); False where not."""
+    if not sys.platform.startswith("linux"):
+        return False
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    if renameat2 is None:
+        return False
+    at_fdcwd = -100
+    return bool(renameat2(at_fdcwd, os.fsencode(stage), at_fdcwd, os.fsencode(target), _RENAME_EXCHANGE) == 0)
+
+
+def swap_in(stage: Path | str, target: Path | str, *, existing: Existing = "replace") -> None:
+    """Put the filled folder `stage` at `target` (on the same file system; a sibling is best).
+    When target does not exist that is one rename. When it does, `existing` says what happens:
+
+    - "refuse": a UsageError (checked once more just before the rename: renaming onto an
+      empty folder succeeds on POSIX);
+    - "replace": the two folders are exchanged in one step where the system can (stage then
+      holds the old folder, for the caller to remove), else the old folder is renamed aside,
+      the new one renamed in and the old one removed;
+    - "merge": each file of stage is moved over the same-named file of target, and the other
+      files of target are kept.
+    """
+    stage, target = Path(stage), Path(target)
+    if existing == "refuse" or not target.exists():
+        if target.exists():
+            raise UsageError(f"{target} exists already")
+        try:
+            os.rename(stage, target)
+        except OSError as exc:
+            raise UsageError(f"cannot create {target}: {exc.strerror or exc}") from None
+    elif existing == "merge":
+        for source in sorted(p for p in stage.rglob("*") if p.is_file()):
+            moved = target / source.relative_to(stage)
+            moved.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(str(source), moved)
+    elif not _exchange(stage, target):
+        backup = target.with_name(target.name + ".old")
+        shutil.rmtree(backup, ignore_errors=True)
+        os.replace(target, backup)
+        os.replace(stage, target)
+        shutil.rmtree(backup, ignore_errors=True)
+    _fsync_dir(target.parent)
+
+
+@contextlib.contextmanager
+def staged_folder(target: Path | str, *, existing: Existing = "replace", point: str | None = None) -> Iterator[Path]:
+    """A fresh staging sibling of target to fill in the `with` block; on a clean exit it is swapped
+    in (`swap_in`, with `existing`), after the crash point `point`; on an exception target is left
+    untouched. The staging folder, and any a killed earlier attempt left, is removed either way."""
+    target = Path(target)
+    parent = target.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    remove_staging_leftovers(parent, target.name)
+    stage = staging_folder(parent, target.name)
+    try:
+        yield stage
+        if point:
+            crash_point(point)
+        swap_in(stage, target, existing=existing)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
 def make_folder_with(folder: Path | str, files: dict[str, bytes], *, point: str | None = None) -> Path:
     """Create `folder` holding `files` in one rename; a UsageError when it exists already."""
     folder = Path(folder)
-    parent = folder.parent
-    parent.mkdir(parents=True, exist_ok=True)
     if folder.exists():
         raise UsageError(f"{folder} exists already")
-    stage = staging_folder(parent, folder.name)
-    try:
+    with staged_folder(folder, existing="refuse", point=point) as stage:
         for name, data in files.items():
-            write_bytes(stage / name, data)
-        if point:
-            crash_point(point)
-        try:
-            # os.rename onto an existing empty folder succeeds on POSIX; check once more just before
-            if folder.exists():
-                raise UsageError(f"{folder} exists already")
-            os.rename(stage, folder)
-        except OSError as exc:
-            raise UsageError(f"cannot create {folder}: {exc.strerror or exc}") from None
-    except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
-        raise
-    _fsync_dir(parent)
+            write_bytes_atomic(stage / name, data)
     return folder
-
-
-# --- the set of files `score` writes ---------------------------------------------------
-
-
-def answers_sha256(path: Path) -> str | None:
-    """The hash of the answers a reader sees: a torn last line (one that does not parse) is not
-    part of them, so a kill during a later `run --resume` does not look like changed answers."""
-    if not path.exists():
-        return None
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:  # streamed: a year of answers is more than a gigabyte
-        end = handle.seek(0, 2)
-        if end:
-            handle.seek(end - 1)
-        if end and handle.read(1) != b"\n":
-            tail, start = b"", end  # the last line, read back to the newline before it
-            while start > 0 and b"\n" not in tail:
-                start = max(0, start - (1 << 16))
-                handle.seek(start)
-                tail = handle.read(end - start)
-            cut = tail.rfind(b"\n") + 1
-            try:
-                parse_json(decode_text(tail[cut:], path, 2), path)
-            except DataError:
-                end = start + cut
-        handle.seek(0)
-        left = end
-        while left > 0:
-            block = handle.read(min(left, 1 << 20))
-            digest.update(block)
-            left -= len(block)
-    return digest.hexdigest()
-
-
-class ScoreSet:
-    """The files one `score` writes, as one set: `begin()` before the first of them is replaced
-    (the marker then says "writing"), `finish()` after the last (it then says "complete", with
-    the answers' hash). A failure or a kill in between leaves "writing", which readers refuse.
-    Also a context manager: `with ScoreSet(run_dir, answers): write …`."""
-
-    def __init__(self, run_dir: Path | str, answers: Path | str) -> None:
-        self.run_dir = Path(run_dir)
-        self.answers = Path(answers)
-        self.begun = False
-
-    def begin(self) -> None:
-        if not self.begun:
-            crash_point("score:marker-writing")
-            write_json(self.run_dir / SCORE_MARKER, {"state": "writing"})
-            self.begun = True
-
-    def finish(self) -> None:
-        self.begin()
-        crash_point("score:before-complete")
-        write_json(self.run_dir / SCORE_MARKER, {"state": "complete", "answers_sha256": answers_sha256(self.answers)})
-        crash_point("score:marker-complete")
-
-    def __enter__(self) -> ScoreSet:
-        self.begin()
-        return self
-
-    def __exit__(self, exc_type: object, *exc: object) -> None:
-        if exc_type is None:
-            self.finish()
-
-
-def score_set_problem(run_dir: Path | str, answers_name: str = "answers.jsonl", *, answers: bool = True) -> str | None:
-    """Why the scored files of run_dir cannot be trusted as one set, or None when they can
-    (answers=False: only whether a score was interrupted, not whether the answers changed since)."""
-    marker = Path(run_dir) / SCORE_MARKER
-    if not marker.exists():
-        return None
-    try:
-        doc = json.loads(marker.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return "its score.complete marker is unreadable; score the run again"
-    state = doc.get("state") if isinstance(doc, dict) else None
-    if state == "writing":
-        return "scoring was interrupted, so its scored files may be a mix of two scorings; score the run again"
-    if state != "complete":
-        return f"its score.complete marker has an unknown state {state!r}; score the run again"
-    if answers and doc.get("answers_sha256") != answers_sha256(Path(run_dir) / answers_name):
-        return "its answers changed after it was scored (a resumed run?); score the run again"
-    return None
-
-
-def require_complete_score(run_dir: Path | str, *, answers: bool = True) -> None:
-    """A DataError naming the marker when the run's scored files are not one complete set."""
-    problem = score_set_problem(run_dir, answers=answers)
-    if problem:
-        raise DataError(Path(run_dir) / SCORE_MARKER, None, problem)

@@ -5,7 +5,7 @@ CI keeps main's last scored run as an artifact and gates a pull request against 
 answers, findings, judgments, per-question rows, scores, agreement when present) and an
 index with each file's sha256 — nothing else from the run folder, and no secret: URL
 credentials, secret-looking query parameters and the values of secret-looking environment
-variables are replaced by "[redacted]" in every file.
+variables are replaced by the one marker of evals.store.secrets in every file.
 
 Reading a bundle never calls `extractall`: each member must be a regular file named as one of
 the bundle's files (no path, no link, no device), within a size limit, and match the index.
@@ -16,8 +16,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
-import re
 import tarfile
 import tempfile
 from collections.abc import Iterator
@@ -28,31 +26,26 @@ from pathlib import Path
 
 from evals._version import __version__
 from evals.errors import DataError
-from evals.store.atomic import require_complete_score
-from evals.store.reading import read_text
+from evals.store.atomic import write_bytes_atomic, writing
+from evals.store.reading import open_binary, read_file_text
+from evals.store.runfolder import (
+    AGREEMENT,
+    ANSWERS,
+    FINDINGS,
+    JUDGMENTS,
+    MANIFEST,
+    PER_QUESTION,
+    SCORES,
+    recorded_run_id,
+    require_complete_score,
+)
+from evals.store.secrets import environment_secrets, scrub_counted
 
 BUNDLE_FORMAT = 1
 INDEX = "citeval-bundle.json"
-RUN_FILES = (
-    "manifest.json",
-    "answers.jsonl",
-    "findings.jsonl",
-    "judgments.jsonl",
-    "per_question.jsonl",
-    "scores.json",
-    "agreement.json",
-)
-REQUIRED = ("manifest.json", "per_question.jsonl", "scores.json")
+RUN_FILES = (MANIFEST, ANSWERS, FINDINGS, JUDGMENTS, PER_QUESTION, SCORES, AGREEMENT)
+REQUIRED = (MANIFEST, PER_QUESTION, SCORES)
 MAX_FILE_BYTES = 1 << 30  # one run file; a 200-question run is a few MB
-REDACTED = "[redacted]"
-
-_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)", re.IGNORECASE)
-_URL_USERINFO = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^/\s\"'@]+)@")
-_SECRET_QUERY = re.compile(
-    r"(?P<name>[?&](?:api[_-]?key|key|token|access[_-]?token|secret|password|sig|signature|auth)=)(?P<value>[^&#\s\"']+)",
-    re.IGNORECASE,
-)
-MIN_SECRET_LENGTH = 8  # shorter environment values ("1", "true") are not secrets and would wreck text
 
 
 @dataclass
@@ -67,31 +60,6 @@ class BundleResult:
         return f"{self.path}: run {self.run_id}, {len(self.files)} file(s) ({', '.join(self.files)}){redacted}\n"
 
 
-def _environment_secrets() -> list[str]:
-    values = {v for k, v in os.environ.items() if _SECRET_NAME.search(k) and len(v) >= MIN_SECRET_LENGTH}
-    return sorted(values, key=len, reverse=True)
-
-
-def redact(text: str, secrets: list[str]) -> tuple[str, int]:
-    """`text` without URL credentials, secret query values or any of `secrets`; and how many went."""
-    count = 0
-    for secret in secrets:
-        count += text.count(secret)
-        text = text.replace(secret, REDACTED)
-    text, n = _URL_USERINFO.subn(lambda m: f"{m['scheme']}{REDACTED}@", text)
-    count += n
-    text, n = _SECRET_QUERY.subn(lambda m: f"{m['name']}{REDACTED}", text)
-    return text, count + n
-
-
-def _run_id(run_dir: Path) -> str | None:
-    try:
-        doc = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return None
-    return doc.get("run_id") if isinstance(doc, dict) else None
-
-
 def write_bundle(run_dir: Path | str, out: Path | str) -> BundleResult:
     """Pack a scored run folder into a .tar.gz bundle (written whole or not at all)."""
     run_dir, out = Path(run_dir), Path(out)
@@ -99,16 +67,17 @@ def write_bundle(run_dir: Path | str, out: Path | str) -> BundleResult:
         raise DataError(run_dir, None, "run folder not found")
     for name in REQUIRED:
         if not (run_dir / name).is_file():
-            hint = " (score the run first: citeval score RUN)" if name != "manifest.json" else ""
+            hint = " (score the run first: citeval score RUN)" if name != MANIFEST else ""
             raise DataError(run_dir / name, None, f"file not found{hint}")
-    require_complete_score(run_dir, answers=False)  # never a bundle of a score killed halfway (evals.store.atomic)
-    secrets = _environment_secrets()
-    result = BundleResult(path=out, run_id=_run_id(run_dir))
+    require_complete_score(run_dir, answers=False)  # never a bundle of a score killed halfway (ScoreSet)
+    secrets = environment_secrets()
+    run_id = recorded_run_id(run_dir)
+    result = BundleResult(path=out, run_id=run_id)
     payload: dict[str, bytes] = {}
     for name in RUN_FILES:
         path = run_dir / name
         if path.is_file():
-            text, n = redact(read_text(path), secrets)  # strict UTF-8 naming the line
+            text, n = scrub_counted(read_file_text(path), secrets, urls=True)  # strict UTF-8 naming the line
             payload[name] = text.encode("utf-8")
             result.redactions += n
             result.files.append(name)
@@ -122,13 +91,11 @@ def write_bundle(run_dir: Path | str, out: Path | str) -> BundleResult:
     }
     payload[INDEX] = json.dumps(index, ensure_ascii=False, indent=2).encode("utf-8")
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    with tarfile.open(tmp, "w:gz") as tar:
+    with writing(out, "wb") as handle, tarfile.open(fileobj=handle, mode="w:gz") as tar:
         for name, data in payload.items():
             info = tarfile.TarInfo(name)
             info.size, info.mode, info.mtime = len(data), 0o644, int(datetime.now(timezone.utc).timestamp())
             tar.addfile(info, io.BytesIO(data))
-    os.replace(tmp, out)
     return result
 
 
@@ -175,7 +142,7 @@ def read_bundle(path: Path | str, dest: Path | str) -> Path:
     """Unpack a bundle's checked files into `dest` (a folder that exists); return it."""
     path, dest = Path(path), Path(dest)
     try:
-        with tarfile.open(path, "r:*") as tar:
+        with open_binary(path) as archive, tarfile.open(fileobj=archive, mode="r:*") as tar:
             files: dict[str, bytes] = {}
             for member in tar.getmembers():
                 if member.isdir() and _member_name(member) in ("", "."):
@@ -191,7 +158,7 @@ def read_bundle(path: Path | str, dest: Path | str) -> Path:
         raise DataError(path, None, f"not a readable .tar.gz bundle: {exc}") from None
     _check_index(path, files)
     for name, data in files.items():
-        (dest / name).write_bytes(data)
+        write_bytes_atomic(dest / name, data)
     return dest
 
 

@@ -7,7 +7,6 @@ names the file, the line and the field.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -15,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from evals.errors import DataError
-from evals.store.atomic import write_lines, write_text
+from evals.store.atomic import LineAppender, write_lines, write_text_atomic
 from evals.store.reading import iter_csv_rows, iter_json_objects, iter_parquet_rows, json_type, parse_json
 from evals.store.reading import read_json as read_json_document
 
@@ -117,17 +116,13 @@ class JsonlAppender:
 
     def __init__(self, path: Path | str, fsync: bool = True) -> None:
         self.path = Path(path)
-        self._fsync = fsync
-        self._handle = open(self.path, "a", encoding="utf-8")
+        self._out = LineAppender(self.path, fsync=fsync)
 
     def write(self, record: BaseModel | dict[str, Any]) -> None:
-        self._handle.write(dump_line(record))
-        self._handle.flush()
-        if self._fsync:
-            os.fsync(self._handle.fileno())
+        self._out.write(dump_line(record))
 
     def close(self) -> None:
-        self._handle.close()
+        self._out.close()
 
     def __enter__(self) -> JsonlAppender:
         return self
@@ -147,7 +142,7 @@ def write_json_atomic(path: Path | str, obj: Any) -> None:
         if isinstance(obj, BaseModel)
         else json.dumps(obj, ensure_ascii=False, indent=2, default=str)
     )
-    write_text(path, text + "\n")
+    write_text_atomic(path, text + "\n")
 
 
 # --- questions from tables -----------------------------------------------------------

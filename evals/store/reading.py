@@ -11,12 +11,18 @@ file, the line and (where known) the field — never a traceback:
   CITEVAL_JSON_MAX_LINE_BYTES), duplicate keys are refused, NaN and Infinity are refused
   (DESIGN: no NaN), and a lone UTF-16 surrogate escape ("\\ud800", valid JSON but no text) is
   refused — it could never be written back as UTF-8.
+- files are opened here and in evals.store.atomic only (the architecture test counts the
+  modules that open files): `read_file_bytes` / `read_file_text` read a whole file,
+  `open_binary` gives a reader library (pdfplumber, tarfile) or a seeking index its handle,
+  `file_sha256` hashes files streamed.
+- `torn_line` is the one rule for the unended last line of a file that is appended to.
 """
 
 from __future__ import annotations
 
 import csv
 import functools
+import hashlib
 import io
 import json
 import math
@@ -77,12 +83,67 @@ def _open_error(path: Path, exc: OSError) -> DataError:
     return DataError(path, None, f"cannot read: {exc.strerror or exc}")
 
 
-def read_bytes(path: Path | str) -> bytes:
+def _open_error_named(path: Path, exc: OSError, missing: str) -> DataError:
+    return DataError(path, None, missing) if isinstance(exc, FileNotFoundError) else _open_error(path, exc)
+
+
+def read_file_bytes(path: Path | str, *, missing: str = "file not found") -> bytes:
+    """A whole file's bytes; a file that cannot be read is a DataError naming it (`missing`: the
+    message when it does not exist, e.g. "gates file not found")."""
     path = Path(path)
     try:
         return path.read_bytes()
     except OSError as exc:
-        raise _open_error(path, exc) from None
+        raise _open_error_named(path, exc, missing) from None
+
+
+def read_file_head(path: Path | str, size: int) -> bytes:
+    """The first `size` bytes of a file (all of a shorter one), to tell its format by."""
+    with open_binary(path) as handle:
+        return handle.read(size)
+
+
+def open_binary(path: Path | str, *, missing: str = "file not found") -> io.BufferedReader:
+    """A binary read handle on a file, for readers that take one (pdfplumber, tarfile, seeking
+    indexes); a file that cannot be opened is a DataError naming it. Use it in a `with`."""
+    path = Path(path)
+    try:
+        return open(path, "rb")
+    except OSError as exc:
+        raise _open_error_named(path, exc, missing) from None
+
+
+def file_sha256(*paths: Path | str, skip_missing: bool = False) -> str:
+    """The sha256 of the files' bytes, one after another, streamed (skip_missing: a file that does
+    not exist adds nothing, e.g. a registry without chunks yet)."""
+    digest = hashlib.sha256()
+    for path in paths:
+        if skip_missing and not Path(path).exists():
+            continue
+        with open_binary(path) as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def unended_last_line(path: Path | str) -> tuple[int, bytes]:
+    """(offset, bytes) of a last line that lacks its newline — what a kill or a writer still at
+    work leaves — read back from the end however long the file; (size, b"") when the file ends
+    with a newline or is empty."""
+    with open_binary(path) as handle:
+        end = handle.seek(0, 2)
+        if not end:
+            return 0, b""
+        handle.seek(end - 1)
+        if handle.read(1) == b"\n":
+            return end, b""
+        tail, start = b"", end
+        while start > 0 and b"\n" not in tail:
+            start = max(0, start - (1 << 16))
+            handle.seek(start)
+            tail = handle.read(end - start)
+        cut = tail.rfind(b"\n") + 1
+        return start + cut, tail[cut:]
 
 
 def decode_text(data: bytes, path: Path | str, first_line: int = 1) -> str:
@@ -99,9 +160,18 @@ def decode_text(data: bytes, path: Path | str, first_line: int = 1) -> str:
         ) from None
 
 
-def read_text(path: Path | str) -> str:
+def read_file_text(path: Path | str, *, missing: str = "file not found") -> str:
     """A whole text file, decoded strictly, line ends kept exactly as written."""
-    return decode_text(read_bytes(path), path)
+    return decode_text(read_file_bytes(path, missing=missing), path)
+
+
+def try_read_json(path: Path | str) -> Any:
+    """A JSON document read for context only (a marker, an earlier push's record): None when the
+    file is missing or does not parse — the caller carries on without it."""
+    try:
+        return parse_json(read_file_text(path), path)
+    except DataError:
+        return None
 
 
 # --- JSON -----------------------------------------------------------------------------
@@ -208,7 +278,7 @@ def parse_json(text: str, path: Path | str, line: int | None = None, limits: Jso
 
 def read_json(path: Path | str, limits: JsonLimits | None = None) -> Any:
     """A whole JSON file (not JSONL)."""
-    return parse_json(read_text(path), path, None, limits)
+    return parse_json(read_file_text(path), path, None, limits)
 
 
 def read_json_object(path: Path | str, what: str = "a JSON object", limits: JsonLimits | None = None) -> dict[str, Any]:
@@ -239,11 +309,7 @@ def iter_raw_lines(path: Path | str, limits: JsonLimits | None = None) -> Iterat
     """(line number, bytes with their newline) for each line; a line over the byte limit is a DataError."""
     limits = _limits(limits)
     path = Path(path)
-    try:
-        handle = open(path, "rb")
-    except OSError as exc:
-        raise _open_error(path, exc) from None
-    with handle:
+    with open_binary(path) as handle:
         lineno = 0
         while True:
             raw = handle.readline(limits.max_line_bytes + 1)
@@ -282,6 +348,17 @@ def iter_json_objects(
         yield lineno, value, raw.endswith(b"\n")
 
 
+def torn_line(line: bytes, path: Path | str, lineno: int | None = None) -> bool:
+    """The one rule for the last line of a file that is appended to (answers.jsonl): a last line
+    without its newline is torn (cut by a kill, or still being written) when it does not parse as
+    a JSON object; one that does is complete and only lacks its newline."""
+    try:
+        return not isinstance(parse_json(decode_text(line, path, lineno or 2), path, lineno), dict)
+    except DataError:
+        return True
+
+
+
 # --- TOML -----------------------------------------------------------------------------
 
 
@@ -298,7 +375,7 @@ def parse_toml(text: str, path: Path | str) -> dict[str, Any]:
 
 
 def read_toml(path: Path | str) -> dict[str, Any]:
-    return parse_toml(read_text(path), path)
+    return parse_toml(read_file_text(path), path)
 
 
 # --- tables ---------------------------------------------------------------------------
@@ -307,7 +384,7 @@ def read_toml(path: Path | str) -> dict[str, Any]:
 def iter_csv_rows(path: Path | str) -> Iterator[tuple[int, dict[str, str]]]:
     """(line where the row starts, {column: cell}) for each data row; a row whose cell count is
     not the header's, a repeated or blank column name, or a broken quote is a DataError."""
-    text = read_text(path)
+    text = read_file_text(path)
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header = next(reader, None)

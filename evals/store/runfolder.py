@@ -7,18 +7,28 @@
     per_question.jsonl  QuestionScore          written by `score`
     per_question.parquet  the same rows        written by `score` for large runs (evals.store.perquestion)
     scores.json         Scores                 written by `score`
+    score.complete      the score set's marker written by `score` (ScoreSet, below)
+    judge_cache.jsonl   LLM verdicts           grown by `score --judge llm`
     agreement.json      AgreementReport JSON   written by `agree`
+    junit.xml           gate outcomes          written by `gate --junit` / `eval`
+    probe.json, probe_cases.jsonl, probe_dataset/   written by `probe`
 
 plus the dataset the manifest points to (questions in any supported format, the registry).
-Every file is read on first use and kept; a missing or broken file is a DataError naming it.
-Reading never writes: a torn last answer line (a kill, or a run still writing) is left out;
-`repair_answers()` is the runner's own, writing variant.
+These names are spelled here only; every other module imports them. Every file is read on
+first use and kept; a missing or broken file is a DataError naming it. Reading never writes:
+answers are read as evals.store.answers reads them (a torn last line left out).
+
+Why a marker and not a staging folder for `score`: the run folder also holds the answers and
+the labels that other stages append to, so it cannot be swapped as a whole, and renaming four
+files one by one is four steps. score.complete is first rewritten as {"state": "writing"},
+then the files are swapped in, then it is rewritten as {"state": "complete", answers_sha256}.
+A reader that finds "writing" knows a score was interrupted; one that finds "complete" with a
+different answers hash knows the answers changed after scoring (a `--resume`); a run folder
+without the marker was scored before it existed (or assembled by hand) and is read as it is.
 """
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -33,9 +43,10 @@ from evals.contract.precedence import grain_problem
 from evals.contract.scores import QuestionScore, Scores
 from evals.data.registry import Registry
 from evals.errors import CitevalError, DataError
-from evals.store.atomic import require_complete_score
+from evals.store.answers import answers_sha256, iter_answers, read_answers, repair_answers
+from evals.store.atomic import crash_point, write_json
 from evals.store.jsonl import load_questions, questions_file, read_json_object, read_jsonl, validation_errors
-from evals.store.reading import decode_text, iter_raw_lines, json_type, parse_json
+from evals.store.reading import read_json, try_read_json
 
 MANIFEST = "manifest.json"
 ANSWERS = "answers.jsonl"
@@ -47,6 +58,10 @@ SCORES = "scores.json"
 AGREEMENT = "agreement.json"
 JUDGE_CACHE = "judge_cache.jsonl"
 JUNIT = "junit.xml"
+SCORE_MARKER = "score.complete"
+PROBE_JSON = "probe.json"
+PROBE_CASES = "probe_cases.jsonl"
+PROBE_DATASET = "probe_dataset"
 
 __all__ = [
     "AGREEMENT",
@@ -58,9 +73,14 @@ __all__ = [
     "MANIFEST",
     "PER_QUESTION",
     "PER_QUESTION_PARQUET",
+    "PROBE_CASES",
+    "PROBE_DATASET",
+    "PROBE_JSON",
     "SCORES",
+    "SCORE_MARKER",
     "DatasetCache",
     "RunFolder",
+    "ScoreSet",
     "iter_answers",
     "iter_judgments",
     "load_manifest",
@@ -69,6 +89,8 @@ __all__ = [
     "recorded_run_id",
     "read_judgments",
     "repair_answers",
+    "require_complete_score",
+    "score_set_problem",
 ]
 
 
@@ -89,11 +111,11 @@ def recorded(run_dir: Path | str, *keys: str) -> Any:
     """A value a manifest.json records (manifest["dataset"]["path"] …), read even when the rest of
     the manifest is not valid — for stages that only add context (texts beside a disagreement, the
     run id of appended labels); None when it is not there."""
+    value: Any = try_read_json(Path(run_dir) / MANIFEST)
     try:
-        value: Any = json.loads((Path(run_dir) / MANIFEST).read_text(encoding="utf-8"))
         for key in keys:
             value = value[key]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (KeyError, TypeError, IndexError):
         return None
     return value
 
@@ -101,72 +123,6 @@ def recorded(run_dir: Path | str, *keys: str) -> Any:
 def recorded_run_id(run_dir: Path | str) -> str | None:
     run_id = recorded(run_dir, "run_id")
     return run_id if isinstance(run_id, str) and run_id else None
-
-
-def iter_answers(path: Path | str) -> Iterator[Answer]:
-    """Answers in file order, streaming, read-only. A last line that does not parse as JSON (torn
-    by a kill, or still being written) is left out; a complete last answer that only lacks its
-    newline is read like any other."""
-    path = Path(path)
-    if not path.exists():
-        return
-    for lineno, raw in iter_raw_lines(path):
-        last_unended = not raw.endswith(b"\n")
-        try:
-            text = decode_text(raw, path, lineno)
-            if not text.strip():
-                continue
-            obj = parse_json(text, path, lineno)
-        except DataError:
-            if last_unended:
-                return  # torn or in flight
-            raise
-        if not isinstance(obj, dict):
-            raise DataError(path, lineno, f"expected an Answer object, got {json_type(obj)}")
-        try:
-            yield Answer.model_validate(obj)
-        except ValidationError as exc:
-            raise validation_errors(path, lineno, exc)[0] from None
-
-
-def read_answers(path: Path | str) -> dict[str, Answer]:
-    """Answers by question id (a resumed run's later line wins); read-only."""
-    return {answer.question_id: answer for answer in iter_answers(path)}
-
-
-def _torn(tail: bytes, path: Path) -> bool:
-    """A last line is torn when it does not parse as JSON; one that parses only lacks its newline."""
-    try:
-        return not isinstance(parse_json(decode_text(tail, path, 2), path), dict)
-    except DataError:
-        return True
-
-
-def repair_answers(path: Path | str) -> dict[str, Answer]:
-    """The runner's reader: cut a half-written last line left by a kill (a complete last answer
-    gets its missing newline instead), then read the answers."""
-    path = Path(path)
-    if not path.exists():
-        return {}
-    with open(path, "rb+") as handle:
-        size = handle.seek(0, 2)
-        tail = b""
-        start = size
-        while start > 0 and b"\n" not in tail:  # read back to the last newline
-            step = min(start, 1 << 16)
-            start -= step
-            handle.seek(start)
-            tail = handle.read(step) + tail
-        if tail and not tail.endswith(b"\n"):
-            cut = tail.rfind(b"\n") + 1
-            if _torn(tail[cut:], path):
-                handle.truncate(start + cut)
-            else:
-                handle.seek(0, 2)
-                handle.write(b"\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-    return read_answers(path)
 
 
 def iter_judgments(path: Path | str) -> Iterator[Judgment]:
@@ -183,6 +139,68 @@ def iter_judgments(path: Path | str) -> Iterator[Judgment]:
 def read_judgments(path: Path | str) -> list[Judgment]:
     """Every judgment in file order (see iter_judgments)."""
     return list(iter_judgments(path))
+
+
+# --- the set of files `score` writes ---------------------------------------------------
+
+
+class ScoreSet:
+    """The files one `score` writes, as one set: `begin()` before the first of them is replaced
+    (the marker then says "writing"), `finish()` after the last (it then says "complete", with
+    the answers' hash). A failure or a kill in between leaves "writing", which readers refuse.
+    Also a context manager: `with ScoreSet(run_dir, answers): write …`."""
+
+    def __init__(self, run_dir: Path | str, answers: Path | str) -> None:
+        self.run_dir = Path(run_dir)
+        self.answers = Path(answers)
+        self.begun = False
+
+    def begin(self) -> None:
+        if not self.begun:
+            crash_point("score:marker-writing")
+            write_json(self.run_dir / SCORE_MARKER, {"state": "writing"})
+            self.begun = True
+
+    def finish(self) -> None:
+        self.begin()
+        crash_point("score:before-complete")
+        write_json(self.run_dir / SCORE_MARKER, {"state": "complete", "answers_sha256": answers_sha256(self.answers)})
+        crash_point("score:marker-complete")
+
+    def __enter__(self) -> ScoreSet:
+        self.begin()
+        return self
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is None:
+            self.finish()
+
+
+def score_set_problem(run_dir: Path | str, answers_name: str = ANSWERS, *, answers: bool = True) -> str | None:
+    """Why the scored files of run_dir cannot be trusted as one set, or None when they can
+    (answers=False: only whether a score was interrupted, not whether the answers changed since)."""
+    marker = Path(run_dir) / SCORE_MARKER
+    if not marker.exists():
+        return None
+    try:
+        doc = read_json(marker)
+    except DataError:
+        return f"its {SCORE_MARKER} marker is unreadable; score the run again"
+    state = doc.get("state") if isinstance(doc, dict) else None
+    if state == "writing":
+        return "scoring was interrupted, so its scored files may be a mix of two scorings; score the run again"
+    if state != "complete":
+        return f"its {SCORE_MARKER} marker has an unknown state {state!r}; score the run again"
+    if answers and doc.get("answers_sha256") != answers_sha256(Path(run_dir) / answers_name):
+        return "its answers changed after it was scored (a resumed run?); score the run again"
+    return None
+
+
+def require_complete_score(run_dir: Path | str, *, answers: bool = True) -> None:
+    """A DataError naming the marker when the run's scored files are not one complete set."""
+    problem = score_set_problem(run_dir, answers=answers)
+    if problem:
+        raise DataError(Path(run_dir) / SCORE_MARKER, None, problem)
 
 
 # --- the dataset behind a run ---------------------------------------------------------

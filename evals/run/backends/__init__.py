@@ -3,9 +3,7 @@ python:module:function, faults:KIND[,KIND]:SPEC."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from evals.data.registry import Registry
 from evals.errors import UsageError
@@ -15,8 +13,7 @@ from evals.run.backends.http import HttpBackend
 from evals.run.backends.python_callable import PythonBackend
 from evals.run.backends.reference import ReferenceBackend
 from evals.run.backends.replay import ReplayBackend, load_replay
-
-_SECRET_PARAM = re.compile(r"(key|token|secret|passw|auth|sig)", re.IGNORECASE)
+from evals.store.secrets import scrub_spec as redact_spec  # the SPEC as a run folder may keep it
 
 
 def make_backend(
@@ -59,22 +56,6 @@ def make_backend(
         f"unknown backend {spec!r}: use reference, replay:PATH, http:URL, python:module:function "
         "or faults:KIND[,KIND]:SPEC"
     )
-
-
-def redact_spec(spec: str) -> str:
-    """The SPEC as it may be written to a run folder: no userinfo, no secret-looking query values."""
-    match = re.search(r"https?://\S+", spec)
-    if not match:
-        return spec
-    parts = urlsplit(match.group(0))
-    netloc = parts.hostname or ""
-    if parts.port:
-        netloc += f":{parts.port}"
-    if parts.username or parts.password:
-        netloc = "***@" + netloc
-    query = urlencode([(k, "***" if _SECRET_PARAM.search(k) else v) for k, v in parse_qsl(parts.query)])
-    clean = urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-    return spec[: match.start()] + clean + spec[match.end() :]
 
 
 __all__ = [

@@ -18,7 +18,6 @@ in the report, never dropped silently. The replay file keeps the lines in the AP
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -37,6 +36,7 @@ from evals.run.backends.anthropic import (
     parse_anthropic_line,
 )
 from evals.run.backends.prices import PriceTable
+from evals.store.atomic import write_lines
 from evals.store.jsonl import iter_json_lines, load_questions
 from evals.text.normalize import normalize, split_sentences
 
@@ -264,8 +264,4 @@ def _match(
 
 def _write_lines(path: Path, lines: list[dict[str, Any]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        for line in lines:
-            handle.write(json.dumps(line, ensure_ascii=False) + "\n")
-    os.replace(tmp, path)
+    write_lines(path, (json.dumps(line, ensure_ascii=False) + "\n" for line in lines))

@@ -27,6 +27,7 @@ from evals.outside import (
     post_json,
 )
 from evals.run.backends.base import BaseBackend, error_answer, request_payload
+from evals.store.secrets import scrub
 
 DEFAULT_AUTH_ENV = "CITEVAL_HTTP_AUTHORIZATION"
 
@@ -79,9 +80,7 @@ class HttpBackend(BaseBackend):
         return [self._auth, *self._auth.split()[1:]]
 
     def _scrub(self, text: str) -> str:
-        for secret in self.secrets():
-            text = text.replace(secret, "***")
-        return text
+        return scrub(text, self.secrets())
 
     async def aclose(self) -> None:
         await self._client.aclose()

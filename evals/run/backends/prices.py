@@ -9,14 +9,15 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from evals.errors import DataError
+from evals.store.reading import read_file_text
 
 PRICE_FIELDS = ("input", "output", "cache_write", "cache_read")
 PRICES_ENV = "CITEVAL_PRICES"
+SHIPPED_PRICES = Path(__file__).with_name("prices.json")  # package data (pyproject)
 
 
 @dataclass(frozen=True)
@@ -60,14 +61,12 @@ class PriceTable:
     @classmethod
     def load(cls, override: Path | str | None = None) -> PriceTable:
         """The shipped table, with the models of `override` (a JSON file) replacing or adding entries."""
-        shipped = resources.files("evals.run.backends").joinpath("prices.json").read_text(encoding="utf-8")
+        shipped = read_file_text(SHIPPED_PRICES)
         table = _parse(json.loads(shipped), "evals/run/backends/prices.json")
         if override is not None:
             path = Path(override)
             try:
-                obj = json.loads(path.read_text(encoding="utf-8"))
-            except FileNotFoundError:
-                raise DataError(path, None, "price file not found") from None
+                obj = json.loads(read_file_text(path, missing="price file not found"))
             except json.JSONDecodeError as exc:
                 raise DataError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
             table.update(_parse(obj, str(path)))

@@ -29,7 +29,7 @@ from evals.run.backends.anthropic import (
 from evals.run.backends.base import BaseBackend, error_answer
 from evals.run.backends.prices import PriceTable
 from evals.store.jsonl import iter_json_lines, validation_errors
-from evals.store.reading import read_text
+from evals.store.reading import read_file_text
 
 ReplayEntry = Answer | AnthropicLine
 REFUSAL_PATTERNS_ENV = "CITEVAL_REFUSAL_PATTERNS"
@@ -65,7 +65,7 @@ def load_refusal_patterns(path: Path | str | None) -> list[re.Pattern[str]] | No
     lines: list[str] = []
     if not Path(path).is_file():
         raise DataError(path, None, "refusal patterns file not found")
-    text = read_text(path)  # strict UTF-8 naming the line
+    text = read_file_text(path)  # strict UTF-8 naming the line
     for lineno, line in enumerate(text.splitlines(), 1):
         if line.strip() and not line.lstrip().startswith("#"):
             try:

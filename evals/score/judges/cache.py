@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from array import array
 from collections import OrderedDict
@@ -24,6 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from evals.store.atomic import append_once
+from evals.store.reading import open_binary
 
 # verdicts written by this process kept in memory (a unit judged twice in one run is a cache hit)
 RECENT = 65_536
@@ -60,7 +62,7 @@ class VerdictCache:
         hashes: array[int] = array("q")
         offsets: array[int] = array("q")
         if self.path.exists():
-            with open(self.path, "rb") as handle:
+            with open_binary(self.path) as handle:
                 offset = 0
                 for line in handle:
                     if line.endswith(b"\n"):
@@ -88,7 +90,7 @@ class VerdictCache:
 
     def _read_at(self, offset: int) -> dict[str, Any] | None:
         if self._reader is None:
-            self._reader = open(self.path, "rb")
+            self._reader = open_binary(self.path)
         self._reader.seek(offset)
         return _entry(self._reader.readline())
 
@@ -108,20 +110,10 @@ class VerdictCache:
     def put(self, key: str, entry: dict[str, Any]) -> None:
         record = {"key": key, **entry}
         data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            if not self._tail_checked:  # a kill's torn last line must not swallow this verdict
-                self._tail_checked = True
-                size = os.fstat(fd).st_size
-                if size and os.pread(fd, 1, size - 1) != b"\n":
-                    data = b"\n" + data
-            written = os.write(fd, data)  # one write: lines of concurrent scorers never interleave
-            while written < len(data):  # a regular file takes it whole; this is for the odd filesystem
-                written += os.write(fd, data[written:])
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        # one write: lines of concurrent scorers never interleave; a kill's torn last line must not
+        # swallow the first verdict this process appends
+        append_once(self.path, data, on_own_line=not self._tail_checked)
+        self._tail_checked = True
         self._recent[key] = record
         self._recent.move_to_end(key)
         if len(self._recent) > RECENT:

@@ -21,6 +21,7 @@ from evals.contract.metrics import FAITHFULNESS
 from evals.errors import UsageError
 from evals.outside import RAGAS_FAILED, CircuitBreaker, api_key
 from evals.score.judges.llm import DEFAULT_KEY_ENV, PROVIDERS, Provider
+from evals.store.secrets import scrub
 
 # consecutive samples failed by the endpoint itself (down, timing out, refusing the key) after
 # which the rest are skipped
@@ -126,7 +127,7 @@ def _reason(exc: BaseException, key: str) -> str:
     else:
         text = f"{names[0]}: {str(exc)[:160]}"
     text = f"{RAGAS_FAILED}: " + text
-    return text.replace(key, "***") if key else text
+    return scrub(text, [key])
 
 
 async def ragas_faithfulness(

@@ -30,6 +30,7 @@ from evals.outside import CallPolicy, OutsideCallError, OutsideService, api_key,
 from evals.score.judges.base import JudgeInput, JudgeResult, SupportJudge, failed
 from evals.score.judges.cache import VerdictCache, cache_key
 from evals.score.judges.prompt import SUPPORT_PROMPT, SupportPrompt, parse_verdict
+from evals.store.secrets import scrub
 
 Provider = Literal["openai", "anthropic"]
 PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic")
@@ -188,7 +189,9 @@ class LlmClient:
         key = self.config.api_key()
         headers, body = self._request(system, user, key)
         try:
-            payload = await post_json(self.http, self.config.url, body, headers=headers, scrub=lambda t: _scrub(t, key))
+            payload = await post_json(
+                self.http, self.config.url, body, headers=headers, scrub=lambda t: scrub(t, [key])
+            )
         except OutsideCallError as exc:
             if exc.kind == "timeout" and exc.status is None:
                 exc.reason = f"timed out after {self.config.timeout_s:g} s"
@@ -205,10 +208,6 @@ class LlmClient:
             return Completion(text, int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0)))
         except (KeyError, IndexError, TypeError, AttributeError, ValueError):
             raise OutsideCallError("malformed_reply", "reply has no message content", retryable=True) from None
-
-
-def _scrub(text: str, key: str | None) -> str:
-    return text.replace(key, "***") if key else text
 
 
 class LlmJudge(SupportJudge):
