@@ -140,3 +140,46 @@ def test_a_file_that_cannot_be_read_is_a_data_error_naming_it(tmp_path: Path) ->
         open_binary(tmp_path / "doc.pdf")
     with pytest.raises(DataError, match="is a folder, not a file"):
         open_binary(tmp_path)
+
+
+def _with_umask(mask: int):
+    import contextlib
+    import os
+
+    @contextlib.contextmanager
+    def scope():
+        old = os.umask(mask)
+        try:
+            yield
+        finally:
+            os.umask(old)
+
+    return scope()
+
+
+@pytest.mark.parametrize(("mask", "mode"), [(0o022, 0o644), (0o027, 0o640), (0o077, 0o600)])
+def test_written_files_get_the_mode_the_umask_gives_any_new_file(tmp_path: Path, mask: int, mode: int) -> None:
+    import stat
+
+    from evals.store.atomic import write_text_atomic
+
+    with _with_umask(mask):
+        write_text_atomic(tmp_path / "scores.json", "{}\n")
+        (tmp_path / "plain.txt").write_text("x")  # what open() makes: the mode to match
+    assert stat.S_IMODE((tmp_path / "scores.json").stat().st_mode) == mode
+    assert stat.S_IMODE((tmp_path / "plain.txt").stat().st_mode) == mode
+
+
+def test_a_report_and_scores_are_readable_by_others_under_umask_022(tmp_path: Path) -> None:
+    import stat
+
+    from evals.evaluate import evaluate
+    from evals.run.runner import RunOptions
+
+    demo = Path(__file__).resolve().parents[1] / "datasets" / "demo"
+    with _with_umask(0o022):
+        evaluate(demo, "reference", out=tmp_path / "runs", run_id="modes", report=tmp_path / "report.html",
+                 options=RunOptions(limit=5))
+    for path in (tmp_path / "report.html", tmp_path / "runs" / "modes" / "scores.json",
+                 tmp_path / "runs" / "modes" / "junit.xml", tmp_path / "runs" / "modes" / "manifest.json"):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644, path

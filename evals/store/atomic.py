@@ -27,6 +27,7 @@ import re
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -101,6 +102,24 @@ def _parent_of(path: Path) -> Path:
     return parent
 
 
+_UMASK_LOCK = threading.Lock()
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system tells (Linux 4.7+)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    with _UMASK_LOCK:  # elsewhere: set and restore it at once (the only portable way to read it)
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def writing(path: Path | str, mode: str = "w", *, point: str | None = None) -> Iterator[IO[Any]]:
     """A handle on a temporary sibling of path; on a clean exit it is fsynced and renamed over path.
@@ -110,6 +129,9 @@ def writing(path: Path | str, mode: str = "w", *, point: str | None = None) -> I
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
     tmp = Path(tmp_name)
     try:
+        # mkstemp makes the file 0600 whatever the umask; the file renamed into place gets the
+        # mode any other new file would (0644 under umask 022: a published report can be read)
+        os.fchmod(fd, 0o666 & ~_umask())
         binary = "b" in mode
         text_mode: dict[str, Any] = {} if binary else {"encoding": "utf-8", "newline": ""}
         with os.fdopen(fd, "wb" if binary else "w", **text_mode) as handle:
