@@ -96,3 +96,59 @@ viewer_url = "https://docs.example.org/leave/1"
     missing = invoke("init", str(tmp_path / "other"), "--from-markdown", str(tmp_path / "nowhere"))
     assert missing.exit_code == 2 and "folder not found" in missing.output
     assert not (tmp_path / "other").exists()
+
+
+RU_REGULATION = """# Правила хранения медицинской документации
+
+## 1. Общие положения
+
+1.1. Настоящие Правила определяют порядок хранения медицинской документации в медицинских организациях.
+
+1.2. Медицинская карта стационарного пациента хранится в течение 25 лет.
+"""
+
+RU_MANIFEST = """[[document]]
+document_id = "prikaz-12"
+title = "Правила хранения медицинской документации"
+acl = []
+
+[[document.edition]]
+version_id = "prikaz-12-v1"
+revision = 1
+file = "prikaz/v1.md"
+effective_from = "2024-01-01"
+viewer_url = "https://docs.example.com/d/prikaz-12/v/1"
+"""
+
+
+def test_init_from_a_russian_numbered_regulation_asks_in_russian_and_passes_its_own_gate(tmp_path):
+    sources = tmp_path / "src"
+    (sources / "prikaz").mkdir(parents=True)
+    (sources / "manifest.toml").write_text(RU_MANIFEST, encoding="utf-8")
+    (sources / "prikaz" / "v1.md").write_text(RU_REGULATION, encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(app, ["init", str(tmp_path / "ds"), "--from-markdown", str(sources)]).exit_code == 0
+    first, declined = [json.loads(line) for line in (tmp_path / "ds" / "questions.jsonl").read_text().splitlines()]
+    # the item number "1.1." is not the sentence; the question is in the documents' language
+    assert first["gold"]["answer"] == ("Настоящие Правила определяют порядок хранения медицинской документации "
+                                       "в медицинских организациях.")
+    assert first["question"].startswith("Что говорится в документе «Правила хранения")
+    assert declined["question"] == "Какое сегодня меню в столовой?"
+    result = runner.invoke(app, ["eval", str(tmp_path / "ds"), "--backend", "replay:answers/example.jsonl",
+                                 "--gates", str(tmp_path / "ds" / "gates.toml"), "--out", str(tmp_path / "runs"),
+                                 "--report-out", str(tmp_path / "r.html")])
+    assert result.exit_code == 0, result.output
+
+
+def test_ingest_without_a_manifest_offers_one_for_the_files_found(tmp_path):
+    sources = tmp_path / "src"
+    (sources / "prikaz").mkdir(parents=True)
+    (sources / "prikaz" / "v1.md").write_text(RU_REGULATION, encoding="utf-8")
+    (sources / "faq.md").write_text("# FAQ\n\nQuestions and answers.\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["init", str(tmp_path / "ds"), "--from-markdown", str(sources)])
+    assert result.exit_code == 2
+    assert "no manifest.toml in the sources folder" in result.output
+    for expected in ('document_id = "prikaz"', 'title = "Правила хранения медицинской документации"',
+                     'file = "prikaz/v1.md"', 'document_id = "faq"', 'file = "faq.md"', 'effective_from = "YYYY-MM-DD"'):
+        assert expected in result.output
+    assert not (tmp_path / "ds").exists()  # nothing half-written

@@ -34,6 +34,7 @@ from evals.data.registry import Registry
 from evals.errors import DataError, UsageError
 from evals.ingest.sources import ingest
 from evals.store.atomic import staged_folder, write_text_atomic
+from evals.text.normalize import split_sentences
 
 EXAMPLE_DOCUMENT = "example-policy"
 ASKED_AT = "2025-06-01T09:00:00+00:00"
@@ -144,9 +145,21 @@ class InitResult:
         return "\n".join(lines) + "\n"
 
 
+# a legal item's own number before its text: "1.1.", "2)", "а)", "Статья 5.", "Article 3."
+_ITEM_NUMBER = re.compile(r"^\s*(?:(?:стать[яи]|article|пункт|п\.)\s*)?(?:\d+(?:\.\d+)*\.?|[а-яa-z]\))\s+", re.I)
+
+
 def _first_sentence(text: str) -> str:
-    match = re.match(r"(.+?[.!?])(\s|$)", text.strip(), re.DOTALL)
-    return " ".join((match.group(1) if match else text.strip())[:300].split())
+    """The chunk's first sentence that says something (three words or more), its item number
+    dropped: a numbered regulation's first "sentence" is often just "1.1."."""
+    sentences = [" ".join(_ITEM_NUMBER.sub("", s.text).split()) for s in split_sentences(text)]
+    saying = [s for s in sentences if len(re.findall(r"\w{2,}", s)) >= 3]
+    return ((saying or sentences or [" ".join(text.split())])[0])[:300]
+
+
+def _is_russian(text: str) -> bool:
+    letters = [ch for ch in text if ch.isalpha()]
+    return bool(letters) and sum("а" <= ch.lower() <= "я" or ch in "ёЁ" for ch in letters) / len(letters) > 0.5
 
 
 def _example_chunk(registry: Registry) -> tuple[Chunk, Version]:
@@ -160,10 +173,26 @@ def _example_chunk(registry: Registry) -> tuple[Chunk, Version]:
     return chunk, registry.versions[chunk.version_id]
 
 
+# the example questions in the language of the team's documents
+_ASK = {
+    "en": ("What does “{title}” say{topic}?", " about “{heading}”", "What is on the cafeteria menu today?"),
+    "ru": ("Что говорится в документе «{title}»{topic}?", " в разделе «{heading}»", "Какое сегодня меню в столовой?"),
+}
+_DECLINE = {
+    "en": ("The documents do not say; please ask the cafeteria.", "no document covers the question"),
+    "ru": ("В документах об этом ничего нет; уточните в столовой.", "ни один документ не отвечает на вопрос"),
+}
+
+
+def _language(chunk: Chunk, example: bool) -> str:
+    return "ru" if not example and _is_russian(chunk.text) else "en"
+
+
 def _questions(registry: Registry, chunk: Chunk, version: Version, example: bool) -> list[dict[str, Any]]:
     sentence = _first_sentence(chunk.text)
     title = registry.documents[chunk.document_id].title
-    topic = f" about “{chunk.heading_path[-1]}”" if chunk.heading_path else ""
+    ask, about, cafeteria = _ASK[_language(chunk, example)]
+    topic = about.format(heading=chunk.heading_path[-1]) if chunk.heading_path else ""
     evidence: dict[str, Any] = {"document_id": chunk.document_id, "version_id": version.version_id}
     if chunk.page_start is not None:
         evidence["page"] = chunk.page_start
@@ -172,7 +201,7 @@ def _questions(registry: Registry, chunk: Chunk, version: Version, example: bool
     evidence["quote"] = sentence
     answerable = {
         "question_id": "q-example-1",
-        "question": "How long are signed contracts kept?" if example else f"What does “{title}” say{topic}?",
+        "question": "How long are signed contracts kept?" if example else ask.format(title=title, topic=topic),
         "asked_at": ASKED_AT if example else None,
         "user": {"user_id": "example-user", "groups": []},
         "risk_tier": "policy",
@@ -188,7 +217,7 @@ def _questions(registry: Registry, chunk: Chunk, version: Version, example: bool
         del answerable["asked_at"]  # ask it at the run's start: the edition in force now
     declined = {
         "question_id": "q-example-2",
-        "question": "What is on the cafeteria menu today?",
+        "question": cafeteria,
         "risk_tier": "policy",  # a reference-tier example alone would leave that tier's citation rules no value
         "tags": ["example", "should_abstain"],
         "gold": {"should_abstain": True},
@@ -196,8 +225,9 @@ def _questions(registry: Registry, chunk: Chunk, version: Version, example: bool
     return [answerable, declined]
 
 
-def _answers(chunk: Chunk, version: Version) -> list[dict[str, Any]]:
+def _answers(chunk: Chunk, version: Version, example: bool) -> list[dict[str, Any]]:
     sentence = _first_sentence(chunk.text)
+    decline, reason = _DECLINE[_language(chunk, example)]
     evidence: dict[str, Any] = {"evidence_id": "E1", "chunk_id": chunk.chunk_id, "document_id": chunk.document_id,
                                 "version_id": version.version_id, "text": chunk.text}
     if chunk.page_start is not None:
@@ -214,12 +244,12 @@ def _answers(chunk: Chunk, version: Version) -> list[dict[str, Any]]:
     declined = {
         "question_id": "q-example-2",
         "status": "abstained",
-        "answer_text": "The documents do not say; please ask the cafeteria.",
+        "answer_text": decline,
         "claims": [],
         "evidence": [],
         "links": [],
         "stale_notice": False,
-        "abstain_reason": "no document covers the question",
+        "abstain_reason": reason,
     }
     return [answered, declined]
 
@@ -240,7 +270,7 @@ def _build(stage: Path, name: str, from_markdown: Path | None) -> list[str]:
     chunk, version = _example_chunk(registry)
     write_text_atomic(stage / "questions.jsonl", _jsonl(_questions(registry, chunk, version, from_markdown is None)))
     (stage / "answers").mkdir()
-    write_text_atomic(stage / "answers" / "example.jsonl", _jsonl(_answers(chunk, version)))
+    write_text_atomic(stage / "answers" / "example.jsonl", _jsonl(_answers(chunk, version, from_markdown is None)))
     write_text_atomic(stage / "gates.toml", GATES)
     write_text_atomic(stage / "README.md", README.format(name=name))
     return sorted(str(p.relative_to(stage)) for p in stage.rglob("*") if p.is_file())

@@ -114,10 +114,51 @@ def read_markdown(source: str) -> EditionText:
     return EditionText(text, blocks, pages if has_pages else None)
 
 
+_EDITION_SUFFIXES = (".md", ".markdown", ".pdf", ".json")
+_TEMPLATE_FILES = 20  # a template names at most this many editions; the rest follow the same pattern
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "document"
+
+
+def manifest_template(sources: Path) -> str:
+    """A manifest.toml for the edition files in `sources`, for a team to complete: one document per
+    file (or per folder of v1.md, v2.md …), titles from a Markdown file's first heading; the dates,
+    which only the team knows, left as YYYY-MM-DD."""
+    files = sorted(p for p in sources.rglob("*") if p.is_file() and p.suffix.lower() in _EDITION_SUFFIXES)
+    parts = ["# one [[document]] per document, one [[document.edition]] per edition; fill in the dates"]
+    for path in files[:_TEMPLATE_FILES]:
+        relative = path.relative_to(sources).as_posix()
+        named_by_folder = re.fullmatch(r"v\d+", path.stem) is not None and path.parent != sources
+        document_id = _slug(path.parent.name if named_by_folder else path.stem)
+        title = path.parent.name if named_by_folder else path.stem
+        if path.suffix.lower() in (".md", ".markdown"):
+            heading = re.search(r"^#\s+(.+)$", read_file_text(path), re.MULTILINE)
+            title = heading.group(1).strip() if heading else title
+        revision = int(path.stem[1:]) if named_by_folder else 1
+        parts.append(
+            f'[[document]]\ndocument_id = "{document_id}"\ntitle = {_toml_string(title)}\nacl = []\n\n'
+            f'[[document.edition]]\nversion_id = "{document_id}-v{revision}"\nrevision = {revision}\n'
+            f'file = {_toml_string(relative)}\neffective_from = "YYYY-MM-DD"'
+        )
+    if len(files) > _TEMPLATE_FILES:
+        parts.append(f"# … and {len(files) - _TEMPLATE_FILES} more edition file(s)")
+    return "\n\n".join(parts) + "\n"
+
+
+def _toml_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def _manifest_paths(sources: Path) -> list[Path]:
     paths = sorted(sources.glob("manifest*.toml"))
     if not paths:
-        raise DataError(sources / "manifest.toml", None, "no manifest.toml in the sources folder")
+        raise DataError(
+            sources / "manifest.toml", None,
+            "no manifest.toml in the sources folder; a template for the edition files found there "
+            f"(save it as {sources / 'manifest.toml'} and fill in the dates):\n\n" + manifest_template(sources),
+        )
     return paths
 
 
