@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from evals.contract.quotes import Placement, QuoteAnswer, Span
 from evals.errors import UsageError
 from evals.quotes.fragments import split_fragments
 from evals.quotes.matchers import BASELINE, Matcher, get_matcher, parse_matchers
-from evals.quotes.models import Placement, QuoteAnswer, Span
 from evals.quotes.reader import quote_files, read_quotes
 from evals.stats.bootstrap import RESAMPLES, SEED, percentile_interval, resample_counts
 from evals.store.jsonl import write_json_atomic, write_jsonl_atomic
