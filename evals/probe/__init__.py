@@ -1,6 +1,7 @@
 """Probing the system under test (DESIGN 10): the management test of "verifiable, not decorative"
 citations and the counterfactual faithfulness probe, asked of the live system."""
 
+from evals.contract.probe import COUNTERFACTUAL_KINDS, MANAGEMENT_KINDS, PROBE_KINDS
 from evals.probe.core import (
     PROBE_CASES,
     PROBE_DATASET,
@@ -15,7 +16,7 @@ from evals.probe.core import (
     resume_probe,
     run_probe,
 )
-from evals.probe.generate import COUNTERFACTUAL_KINDS, MANAGEMENT_KINDS, PROBE_KINDS, generate
+from evals.probe.generate import generate
 from evals.probe.outcomes import CaseOutcome, classify
 from evals.probe.render import load_probe, probe_markdown, probe_report_html, probe_section_html
 

@@ -22,9 +22,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from evals.contract.probe import COUNTERFACTUAL_KINDS, PROBE_KINDS
 from evals.data.registry import Registry
 from evals.errors import DataError, UsageError
-from evals.probe.generate import COUNTERFACTUAL_KINDS, PROBE_KINDS, generate
+from evals.probe.generate import generate
 from evals.probe.outcomes import (
     ABSTAINED,
     DECORATIVE,

@@ -9,9 +9,9 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from evals.contract.probe import PROBE_KINDS
 from evals.errors import DataError
 from evals.probe.core import PROBE_CASES, PROBE_JSON
-from evals.probe.generate import PROBE_KINDS
 from evals.store.jsonl import iter_json_lines
 
 # Worst first: what a reader must see before what went right.
