@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -30,6 +29,7 @@ from evals.store.runfolder import (
     JUDGMENTS,
     MANIFEST,
     RunFolder,
+    read_agreement,
     read_judgments,
     recorded,
     recorded_run_id,
@@ -242,12 +242,12 @@ class AgreeResult:
 
 
 def _existing_judge_agreement(path: Path) -> dict[str, Any]:
-    """Keep what the judge-evaluation stage wrote into agreement.json when rewriting the file."""
+    """Keep what the judge-evaluation stage wrote into agreement.json when rewriting the file; an
+    unreadable file has nothing to keep."""
     try:
-        value = json.loads(path.read_text(encoding="utf-8")).get("judge_agreement")
-    except (OSError, ValueError, AttributeError):
+        return dict(read_agreement(path).judge_agreement) if path.exists() else {}
+    except CitevalError:
         return {}
-    return value if isinstance(value, dict) else {}
 
 
 def judges_against_people(judgments: list[Judgment]) -> dict[str, Any]:
@@ -268,7 +268,7 @@ def write_agreement(report: AgreementReport, path: Path | str) -> Path:
     if not report.judge_agreement:
         report.judge_agreement = _existing_judge_agreement(path)
     try:
-        write_json_atomic(path, report.to_json())
+        write_json_atomic(path, report.document().to_json())
     except OSError as exc:
         raise DataError(path, None, f"cannot write: {exc.strerror or exc}") from None
     return path

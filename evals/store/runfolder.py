@@ -7,7 +7,7 @@
     per_question.jsonl  QuestionScore          written by `score`
     per_question.parquet  the same rows        written by `score` for large runs (evals.store.perquestion)
     scores.json         Scores                 written by `score`
-    agreement.json      AgreementReport JSON   written by `agree`
+    agreement.json      AgreementDocument      written by `agree`
 
 plus the dataset the manifest points to (questions in any supported format, the registry).
 Every file is read on first use and kept; a missing or broken file is a DataError naming it.
@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from evals.contract.agreement import AgreementDocument
 from evals.contract.models import Answer, Finding, Judgment, Question, RunManifest
 from evals.contract.precedence import grain_problem
 from evals.contract.scores import QuestionScore, Scores
@@ -64,6 +65,7 @@ __all__ = [
     "iter_answers",
     "iter_judgments",
     "load_manifest",
+    "read_agreement",
     "read_answers",
     "recorded",
     "recorded_run_id",
@@ -81,6 +83,18 @@ def load_manifest(run_dir: Path | str) -> RunManifest:
     obj = read_json_object(path, "file not found (is this a run folder?)")
     try:
         return RunManifest.model_validate(obj)
+    except ValidationError as exc:
+        raise validation_errors(path, None, exc)[0] from None
+
+
+def read_agreement(path: Path | str) -> AgreementDocument:
+    """An agreement.json (`citeval agree` writes one into a run, or where --out says), validated."""
+    path = Path(path)
+    obj = read_json_object(path)
+    if not isinstance(obj.get("fields"), dict):
+        raise DataError(path, None, 'not an agreement.json: expected {"fields": {<field>: {...}}}', "fields")
+    try:
+        return AgreementDocument.model_validate(obj)
     except ValidationError as exc:
         raise validation_errors(path, None, exc)[0] from None
 
@@ -410,9 +424,9 @@ class RunFolder:
         return Scores.read(self.file(SCORES))
 
     @cached_property
-    def agreement(self) -> dict[str, Any] | None:
+    def agreement(self) -> AgreementDocument | None:
         """agreement.json as written by `citeval agree`, or None before the first agree."""
-        return read_json_object(self.file(AGREEMENT)) if self.has(AGREEMENT) else None
+        return read_agreement(self.file(AGREEMENT)) if self.has(AGREEMENT) else None
 
     def forget(self, *names: str) -> None:
         """Drop loaded attributes (after a stage rewrote their files), all when none is named."""
