@@ -257,8 +257,13 @@ def start_run(
     run_id: str | None = None,
     options: RunOptions | None = None,
     on_progress: ProgressCallback | None = None,
+    keep_dataset_as: str | None = None,
 ) -> RunResult:
-    """Answer every question of DATASET with the backend SPEC into OUT/<run_id>/."""
+    """Answer every question of DATASET with the backend SPEC into OUT/<run_id>/.
+
+    keep_dataset_as: move DATASET — a folder made for this one run, such as the questions `citeval
+    probe` generates — into the run folder under this name, in the rename that makes the folder;
+    the manifest records it there, so the run carries what it was asked."""
     dataset = Path(dataset)
     options = options or RunOptions()
     questions, backend = _prepare(dataset, backend_spec, options)
@@ -268,11 +273,14 @@ def start_run(
     run_dir = Path(out) / run_id
     if run_dir.exists():
         raise UsageError(f"run folder {run_dir} exists; continue it with --resume {run_dir}")
+    ref = dataset_ref(dataset)
+    if keep_dataset_as is not None:
+        ref.path = str((run_dir / keep_dataset_as).resolve())
     manifest = RunManifest(
         run_id=run_id,
         label=options.label,
         started_at=datetime.now(timezone.utc),
-        dataset=dataset_ref(dataset),
+        dataset=ref,
         backend=redact_spec(backend_spec),
         citeval_version=__version__,
         options=RunSettings(**options.as_dict(), python=platform.python_version(), questions=len(questions)),
@@ -281,7 +289,7 @@ def start_run(
     remove_staging_leftovers(run_dir.parent, run_dir.name)
     make_folder_with(
         run_dir, {MANIFEST: (manifest.model_dump_json(indent=2, exclude_none=True) + "\n").encode("utf-8")},
-        point="run:folder-staged",
+        point="run:folder-staged", move_in={keep_dataset_as: dataset} if keep_dataset_as is not None else None,
     )
     return _execute(run_dir, manifest, backend, questions, options, on_progress)
 

@@ -30,7 +30,7 @@ import re
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -172,17 +172,29 @@ def remove_staging_leftovers(parent: Path, name: str) -> list[Path]:
     return removed
 
 
-def make_folder_with(folder: Path | str, files: dict[str, bytes], *, point: str | None = None) -> Path:
-    """Create `folder` holding `files` in one rename; a UsageError when it exists already."""
+def make_folder_with(
+    folder: Path | str,
+    files: dict[str, bytes],
+    *,
+    point: str | None = None,
+    move_in: Mapping[str, Path] | None = None,
+) -> Path:
+    """Create `folder` holding `files` in one rename; a UsageError when it exists already.
+    `move_in` names folders (name inside `folder` → where it is now) that move into it in the
+    same rename, and move back when the folder cannot be made."""
     folder = Path(folder)
     parent = folder.parent
     parent.mkdir(parents=True, exist_ok=True)
     if folder.exists():
         raise UsageError(f"{folder} exists already")
     stage = staging_folder(parent, folder.name)
+    moved: list[tuple[Path, Path]] = []
     try:
         for name, data in files.items():
             write_bytes(stage / name, data)
+        for name, source in (move_in or {}).items():
+            os.replace(source, stage / name)
+            moved.append((stage / name, Path(source)))
         if point:
             crash_point(point)
         try:
@@ -193,6 +205,9 @@ def make_folder_with(folder: Path | str, files: dict[str, bytes], *, point: str 
         except OSError as exc:
             raise UsageError(f"cannot create {folder}: {exc.strerror or exc}") from None
     except BaseException:
+        for inside, source in moved:
+            if inside.exists():
+                os.replace(inside, source)
         shutil.rmtree(stage, ignore_errors=True)
         raise
     _fsync_dir(parent)

@@ -8,6 +8,8 @@
     per_question.parquet  the same rows        written by `score` for large runs (evals.store.perquestion)
     scores.json         Scores                 written by `score`
     agreement.json      AgreementDocument      written by `agree`
+    probe.json          ProbeDocument          written by `probe` (with probe_cases.jsonl, and probe_dataset/:
+                                               the questions it asked and its ProbeRequest)
 
 plus the dataset the manifest points to (questions in any supported format, the registry).
 Every file is read on first use and kept; a missing or broken file is a DataError naming it.
@@ -31,11 +33,20 @@ from pydantic import ValidationError
 from evals.contract.agreement import AgreementDocument
 from evals.contract.models import Answer, Finding, Judgment, Question, RunManifest
 from evals.contract.precedence import grain_problem
+from evals.contract.probe import ProbeDocument
 from evals.contract.scores import QuestionScore, Scores
 from evals.data.registry import Registry
 from evals.errors import CitevalError, DataError
 from evals.store.atomic import require_complete_score
-from evals.store.jsonl import load_questions, questions_file, read_json_object, read_jsonl, validation_errors
+from evals.store.jsonl import (
+    M,
+    load_questions,
+    questions_file,
+    read_document,
+    read_json_object,
+    read_jsonl,
+    validation_errors,
+)
 from evals.store.reading import decode_text, iter_raw_lines, json_type, parse_json
 
 MANIFEST = "manifest.json"
@@ -46,6 +57,10 @@ PER_QUESTION = "per_question.jsonl"
 PER_QUESTION_PARQUET = "per_question.parquet"
 SCORES = "scores.json"
 AGREEMENT = "agreement.json"
+PROBE_JSON = "probe.json"
+PROBE_CASES = "probe_cases.jsonl"
+PROBE_DATASET = "probe_dataset"
+PROBE_REQUEST = "probe_request.json"  # inside PROBE_DATASET
 JUDGE_CACHE = "judge_cache.jsonl"
 JUNIT = "junit.xml"
 
@@ -59,6 +74,10 @@ __all__ = [
     "MANIFEST",
     "PER_QUESTION",
     "PER_QUESTION_PARQUET",
+    "PROBE_CASES",
+    "PROBE_DATASET",
+    "PROBE_JSON",
+    "PROBE_REQUEST",
     "SCORES",
     "DatasetCache",
     "RunFolder",
@@ -66,6 +85,7 @@ __all__ = [
     "iter_judgments",
     "load_manifest",
     "read_agreement",
+    "read_probe",
     "read_answers",
     "recorded",
     "recorded_run_id",
@@ -87,16 +107,26 @@ def load_manifest(run_dir: Path | str) -> RunManifest:
         raise validation_errors(path, None, exc)[0] from None
 
 
+def _document(path: Path, model: type[M], top: str, shape: str) -> M:
+    """A document whose `top` key must hold an object: anything else is another file, said so."""
+    obj = read_json_object(path)
+    if not isinstance(obj.get(top), dict):
+        raise DataError(path, None, f"not {shape}", top)
+    return read_document(path, model)
+
+
 def read_agreement(path: Path | str) -> AgreementDocument:
     """An agreement.json (`citeval agree` writes one into a run, or where --out says), validated."""
-    path = Path(path)
-    obj = read_json_object(path)
-    if not isinstance(obj.get("fields"), dict):
-        raise DataError(path, None, 'not an agreement.json: expected {"fields": {<field>: {...}}}', "fields")
-    try:
-        return AgreementDocument.model_validate(obj)
-    except ValidationError as exc:
-        raise validation_errors(path, None, exc)[0] from None
+    return _document(
+        Path(path), AgreementDocument, "fields", 'an agreement.json: expected {"fields": {<field>: {...}}}'
+    )
+
+
+def read_probe(path: Path | str) -> ProbeDocument:
+    """A probe.json (`citeval probe` writes one into its run folder), validated."""
+    return _document(
+        Path(path), ProbeDocument, "kinds", 'a probe.json: expected {"kinds": {<kind>: {...}}, "verdict": ...}'
+    )
 
 
 def recorded(run_dir: Path | str, *keys: str) -> Any:
@@ -428,7 +458,13 @@ class RunFolder:
         """agreement.json as written by `citeval agree`, or None before the first agree."""
         return read_agreement(self.file(AGREEMENT)) if self.has(AGREEMENT) else None
 
+    @cached_property
+    def probe(self) -> ProbeDocument | None:
+        """probe.json as written by `citeval probe`, or None when the run is not a probe."""
+        return read_probe(self.file(PROBE_JSON)) if self.file(PROBE_JSON).is_file() else None
+
     def forget(self, *names: str) -> None:
         """Drop loaded attributes (after a stage rewrote their files), all when none is named."""
-        for name in names or ("manifest", "answers", "judgments", "findings", "per_question", "scores", "agreement"):
+        every = ("manifest", "answers", "judgments", "findings", "per_question", "scores", "agreement", "probe")
+        for name in names or every:
             self.__dict__.pop(name, None)
