@@ -49,6 +49,7 @@ from evals.probe.outcomes import (
     CaseOutcome,
     classify,
 )
+from evals.run.backends import BackendSpec, spec_text
 from evals.run.runner import RunOptions, load_questions, resume_run, start_run
 from evals.score.metrics import SEED, mean_metric
 from evals.score.scoring import score_run
@@ -185,7 +186,7 @@ def _new_run_id(spec: str, label: str | None) -> str:
 
 def run_probe(
     dataset: Path | str,
-    backend_spec: str,
+    backend_spec: BackendSpec,
     *,
     kinds: Sequence[str] | str | None = None,
     limit: int | None = None,
@@ -209,7 +210,7 @@ def run_probe(
         raise UsageError(f"{dataset} gives no probe question of the kinds {', '.join(wanted)}")
     options = options or RunOptions()
     options.limit = None  # the per-kind limit is applied above
-    run_id = run_id or _new_run_id(backend_spec, options.label)
+    run_id = run_id or _new_run_id(spec_text(backend_spec), options.label)
     out = Path(out)
     run_dir = out / run_id
     if run_dir.exists():
@@ -275,7 +276,7 @@ def judge_probe(
 def resume_probe(
     run_dir: Path | str,
     *,
-    backend_spec: str | None = None,
+    backend_spec: BackendSpec | None = None,
     gates: Path | str | None = None,
     judge: str | None = "offline",
     seed: int = SEED,
