@@ -1,7 +1,14 @@
-"""Records of the quotes file (DESIGN 9) and of a matcher's placement.
+"""Records of the quotes file (DESIGN 9), of a matcher's placement, and what `citeval quotes
+eval --out` writes: quotes.json (`QuotesDocument`).
 
 Field names are the contract's; extra fields are kept, so a team's own annotations (the
 demo set's `kind`, a log's request id) travel through unchanged.
+
+    quotes.json: {"matchers": {<name>: {placement_accuracy, wrong_place_rate, coverage,
+                   false_injection_rate, mean_iou: {value, ci, n}, latency_us: {p50, p95},
+                   threshold, threshold_source}},
+                  "answers", "citations", "citations_with_gold", "iou_correct", "seed", "files",
+                  "comparisons": [..], "by_kind": {<matcher>: {<kind>: {..}}}, "sweep"?, "tuning"?}
 """
 
 from __future__ import annotations
@@ -10,6 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from evals.contract.ordered import OrderedRecord, RateEntry
 
 Span = tuple[int, int]
 
@@ -98,3 +107,96 @@ class Placement:
 
 
 NOTHING = Placement(None, None)
+
+
+# --- quotes.json -------------------------------------------------------------------------
+
+
+class MatcherLatency(OrderedRecord):
+    """Microseconds per answer (all its citations), measured; null when nothing was timed."""
+
+    p50: int | None = None
+    p95: int | None = None
+
+
+class MatcherSummary(OrderedRecord):
+    """One matcher's placement metrics at its threshold (DESIGN 9)."""
+
+    placement_accuracy: RateEntry = Field(default_factory=RateEntry)
+    wrong_place_rate: RateEntry = Field(default_factory=RateEntry)
+    coverage: RateEntry = Field(default_factory=RateEntry)
+    false_injection_rate: RateEntry = Field(default_factory=RateEntry)
+    mean_iou: RateEntry = Field(default_factory=RateEntry)
+    latency_us: MatcherLatency = Field(default_factory=MatcherLatency)
+    threshold: float | None = None
+    threshold_source: str | None = None  # default | given
+
+
+class MatcherComparison(OrderedRecord):
+    """Two matchers over the same citations with gold: the exact McNemar test of which places right."""
+
+    a: str
+    b: str
+    n: int = 0
+    a_correct: int = 0
+    b_correct: int = 0
+    a_only: int = 0
+    b_only: int = 0
+    p_value: float | None = None
+    significant: bool = False
+    method: str | None = None
+
+
+class KindPlacement(OrderedRecord):
+    """The metrics of one matcher on the citations of one hard case (the gold's `kind`), no interval."""
+
+    placement_accuracy: float | None = None
+    wrong_place_rate: float | None = None
+    coverage: float | None = None
+    false_injection_rate: float | None = None
+    mean_iou: float | None = None
+    n: int = 0
+    correct: int = 0
+
+
+class SweepRow(OrderedRecord):
+    """The metrics at one threshold of a sweep."""
+
+    threshold: float
+    placement_accuracy: float | None = None
+    wrong_place_rate: float | None = None
+    coverage: float | None = None
+    false_injection_rate: float | None = None
+
+
+class CrossValidation(OrderedRecord):
+    placement_accuracy: float | None = None
+    wrong_place_rate: float | None = None
+    coverage: float | None = None
+    folds: int = 0
+
+
+class TuningReport(OrderedRecord):
+    """A threshold tuned on part of the answers, with the metrics there and on the held-out rest."""
+
+    threshold: float
+    tuned: dict[str, RateEntry] | None = None
+    heldout: dict[str, RateEntry] | None = None
+    cv: CrossValidation = Field(default_factory=CrossValidation)
+    answers: dict[str, int] = Field(default_factory=dict)  # tuned, heldout
+
+
+class QuotesDocument(OrderedRecord):
+    """quotes.json (and the JSON `citeval quotes eval --format json` prints)."""
+
+    matchers: dict[str, MatcherSummary] = Field(default_factory=dict)
+    answers: int = 0
+    citations: int = 0
+    citations_with_gold: int = 0
+    iou_correct: float | None = None
+    seed: int | None = None
+    files: list[str] = Field(default_factory=list)
+    comparisons: list[MatcherComparison] = Field(default_factory=list)
+    by_kind: dict[str, dict[str, KindPlacement]] = Field(default_factory=dict)
+    sweep: dict[str, list[SweepRow]] | None = None
+    tuning: dict[str, TuningReport] | None = None
