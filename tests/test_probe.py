@@ -20,8 +20,8 @@ from typer.testing import CliRunner
 from cli import app
 from evals import Registry
 from evals.errors import DataError, UsageError
-from evals.probe import generate
 from evals.gate.config import load_probe_gates
+from evals.probe import generate
 from evals.probe.core import judge_probe, run_probe
 from evals.probe.render import load_probe, probe_report_html, probe_section_html
 from evals.run.runner import load_manifest, load_questions, start_run

@@ -1,14 +1,18 @@
 """`citeval probe`: ask the live system the generated probe questions and judge what it does.
 
 The run folder is a normal one (manifest, answers, findings, judgments, scores — the usual
-checks, so `report` and `gate` work on it) plus:
+checks, so `report` and `gate` work on it; its manifest is the one `run` wrote) plus:
 
     probe_dataset/            the generated dataset that was asked: questions.jsonl (each with
-                              its `probe` gold and, for counterfactual kinds, its `context`)
-                              and a copy of the registry, so every verdict can be audited
+                              its `probe` gold and, for counterfactual kinds, its `context`),
+                              a copy of the registry, so every verdict can be audited, and
+                              probe_request.json (ProbeRequest: the kinds, limit and source asked)
     probe_cases.jsonl         one verdict per question: {question_id, kind, outcome, detail, …}
-    probe.json                {"kinds": {<kind>: {n, distinguished, decorative, unsupported,
-                              rate: {value, ci, n}, …}}, "citation_faithfulness", "verdict", …}
+    probe.json                ProbeDocument: {"kinds": {<kind>: {n, distinguished, decorative,
+                              unsupported, rate: {value, ci, n}, …}}, "citation_faithfulness", "verdict", …}
+
+The [probe] bounds are the gate's (evals.gate.probe_bounds, read by load_gates with the rest of
+the gates file); this stage judges its cases against them before it writes probe.json.
 """
 
 from __future__ import annotations
