@@ -2,9 +2,11 @@
 
     evals.evaluate("datasets/demo")                       # reference backend, default gates
     evals.evaluate(ds, backend="http://localhost:8000/answer", gates="gates.toml", report="r.html")
+    evals.evaluate(ds, backend=my_answer_function)         # a callable taking the request payload
 
 The gates file is read before the backend runs, so a bad gates file costs no backend call.
-The run folder gets junit.xml, and scores.json's provenance the gates file's sha256.
+The run folder gets junit.xml, and scores.json's provenance the gates file and its sha256
+(recorded by the scoring, so scores.json is written once).
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evals.outside import backend_failure, judge_failure
+from evals.run.backends import BackendSpec
 from evals.run.runner import ProgressCallback, RunOptions, RunResult, start_run
-from evals.score.scoring import ScoreResult, record_gates_file, score_run
+from evals.score.scoring import ScoreResult, score_run
 from evals.stats.bootstrap import SEED
 from evals.store.runfolder import JUNIT
 
@@ -56,7 +59,7 @@ class EvalResult:
 
 def evaluate(
     dataset: Path | str,
-    backend: str = "reference",
+    backend: BackendSpec = "reference",
     *,
     gates: Path | str | GateConfig | None = None,
     report: Path | str | bool | None = None,
@@ -71,6 +74,7 @@ def evaluate(
 ) -> EvalResult:
     """Answer every question of DATASET with BACKEND, score the run, gate it and render its report.
 
+    backend: a SPEC string (DESIGN 7), a backend object, or a callable taking the request payload.
     gates: a gates file, a loaded GateConfig, or None for the default that ships.
     report: the HTML file to write (None: reports/<run_id>.html; False: no report).
     """
@@ -81,13 +85,12 @@ def evaluate(
     failed = backend_failure(run.run_dir, run.total, run.errors)  # every question failed: exit 3, not a gate
     if failed is not None:
         raise failed
-    scored = score_run(run.run_dir, judge=judge, llm=llm, ragas=ragas, seed=seed)
+    scored = score_run(run.run_dir, judge=judge, llm=llm, ragas=ragas, seed=seed, gates=config.path)
     judge_name = judge if isinstance(judge, str) or judge is None else judge.name
     failed = judge_failure(judge_name or "none", scored.scores, ragas=ragas)
     if failed is not None:
         raise failed
     gate = run_gate(run.run_dir, config, junit=run.run_dir / JUNIT)
-    scored.scores = record_gates_file(run.run_dir, config.path)
     rendered = None
     if report is not False:
         from evals.report.render import render_report

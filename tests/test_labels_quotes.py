@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from cli import app
+from evals.contract.quotes import QuoteAnswer
 from evals.label.quotes import CONFIG_NAMES, from_utf16, quote_config_path, quote_tasks, to_utf16
-from evals.quotes.models import QuoteAnswer
 from evals.quotes.reader import read_quotes
 
 runner = CliRunner()

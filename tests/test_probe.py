@@ -20,11 +20,13 @@ from typer.testing import CliRunner
 from cli import app
 from evals import Registry
 from evals.errors import DataError, UsageError
+from evals.gate.config import load_probe_gates
 from evals.probe import generate
-from evals.probe.core import PROBE_CASES, PROBE_DATASET, PROBE_JSON, judge_probe, load_probe_gates, run_probe
+from evals.probe.core import judge_probe, run_probe
 from evals.probe.render import load_probe, probe_report_html, probe_section_html
 from evals.run.runner import load_manifest, load_questions, start_run
 from evals.score.scoring import score_run
+from evals.store.runfolder import PROBE_CASES, PROBE_DATASET, PROBE_JSON, PROBE_REQUEST
 
 ROOT = Path(__file__).resolve().parent.parent
 MANAGEMENT = "revoked_edition,unsupported_number,phantom_marker,forbidden_document"
@@ -333,7 +335,11 @@ def test_run_folder_is_a_normal_scored_run_with_its_questions(dataset: Path, tmp
         p.name for p in run.iterdir()}
     manifest = load_manifest(run)
     assert Path(manifest.dataset.path) == (run / PROBE_DATASET).resolve()
-    assert manifest.options["probe"]["kinds"] == ["altered_fact", "forbidden_document"]
+    # what was asked travels with the questions; the manifest is the one `run` wrote
+    request = json.loads((run / PROBE_DATASET / PROBE_REQUEST).read_text(encoding="utf-8"))
+    assert request["kinds"] == ["altered_fact", "forbidden_document"]
+    assert request["source"] == str(dataset.resolve())
+    assert "probe" not in manifest.options.model_dump() and manifest.options.status == "finished"
     asked = [json.loads(line) for line in (run / PROBE_DATASET / "questions.jsonl").read_text().splitlines()]
     assert all("probe" in q for q in asked) and all("context" in q for q in asked if q["tags"][1] == "probe:altered_fact")
     assert not list((tmp_path / "runs").glob(".*"))  # the staging folder moved into the run

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from cli import app
 from evals.errors import DataError
-from evals.gate.core import load_gates
-from evals.gate.probe import gate_probe_run, is_probe_only_gates
+from evals.gate.core import load_gates, run_gate
+from evals.gate.probe import is_probe_only_gates
 
 runner = CliRunner()
 
@@ -49,13 +49,14 @@ def _gates(tmp_path: Path, text: str) -> Path:
 def test_a_probe_only_file_gates_the_probe_run(probe_run: Path, tmp_path: Path) -> None:
     gates = _gates(tmp_path, "[probe]\ndecorative_rate = { max = 0.2 }\ncitation_faithfulness = { min = 0.9 }\n")
     assert is_probe_only_gates(gates)
-    result = gate_probe_run(probe_run, gates)
+    result = run_gate(probe_run, gates)  # the one entry for every gates file
+    assert result.probe_only and result.probe is not None and result.exit_code == 1
     # 0.25 > 0.2 fails; 0.2 is not above 0.2; 0.8 < 0.9 fails
-    assert result.failed == [
+    assert result.probe.failed == [
         "probe.forbidden_document: decorative rate 0.250 > allowed 0.2",
         "probe.citation_faithfulness: 0.800 < required 0.9",
     ]
-    assert result.checked == ["probe.forbidden_document", "probe.phantom_marker", "probe.altered_fact",
+    assert result.probe.checked == ["probe.forbidden_document", "probe.phantom_marker", "probe.altered_fact",
                               "probe.citation_faithfulness"]
     cli = runner.invoke(app, ["gate", str(probe_run), "--gates", str(gates), "--junit", str(tmp_path / "j.xml")])
     assert cli.exit_code == 1, cli.output

@@ -9,12 +9,12 @@ import pytest
 from typer.testing import CliRunner
 
 from cli import app
+from evals.contract.quotes import Placement, QuoteAnswer
 from evals.errors import DataError, DatasetInvalid, UsageError
 from evals.quotes.evaluate import Offer, iou, mcnemar, placement_metrics, sweep, tune_threshold
 from evals.quotes.fragments import split_fragments
 from evals.quotes.locate import locate_quote, quote_difference
 from evals.quotes.matchers import BUILTIN, embedding_available, get_matcher
-from evals.quotes.models import Placement, QuoteAnswer
 from evals.quotes.reader import read_quotes
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -24,12 +24,12 @@ from evals.store.jsonl import (
     validation_errors,
     write_json_atomic,
 )
-from evals.store.reading import try_read_json
 from evals.store.runfolder import (
     AGREEMENT,
     JUDGMENTS,
     MANIFEST,
     RunFolder,
+    read_agreement,
     read_judgments,
     recorded,
     recorded_run_id,
@@ -230,10 +230,12 @@ class AgreeResult:
 
 
 def _existing_judge_agreement(path: Path) -> dict[str, Any]:
-    """Keep what the judge-evaluation stage wrote into agreement.json when rewriting the file."""
-    doc = try_read_json(path)
-    value = doc.get("judge_agreement") if isinstance(doc, dict) else None
-    return value if isinstance(value, dict) else {}
+    """Keep what the judge-evaluation stage wrote into agreement.json when rewriting the file; an
+    unreadable file has nothing to keep."""
+    try:
+        return dict(read_agreement(path).judge_agreement) if path.exists() else {}
+    except CitevalError:
+        return {}
 
 
 def judges_against_people(judgments: list[Judgment]) -> dict[str, Any]:
@@ -254,7 +256,7 @@ def write_agreement(report: AgreementReport, path: Path | str) -> Path:
     if not report.judge_agreement:
         report.judge_agreement = _existing_judge_agreement(path)
     try:
-        write_json_atomic(path, report.to_json())
+        write_json_atomic(path, report.document().to_json())
     except OSError as exc:
         raise DataError(path, None, f"cannot write: {exc.strerror or exc}") from None
     return path

@@ -26,6 +26,15 @@ from evals.agreement.stats import (
     with_ci,
 )
 from evals.agreement.table import FIELDS, AgreementTable, UnitKey, agreement_table
+from evals.contract.agreement import (
+    AgreementDocument,
+    AgreementMethod,
+    AgreementStatistic,
+    BootstrapMethod,
+    Confusion,
+    FieldAgreementEntry,
+    JudgeAgreementEntry,
+)
 from evals.contract.models import Judgment
 
 # `support` is ordered; cannot_judge is not a point on that scale, so the ordinal
@@ -108,7 +117,8 @@ class FieldAgreement:
             out["fleiss_kappa"] = self.fleiss_kappa
         return out
 
-    def to_json(self) -> dict[str, Any]:
+    def entry(self) -> FieldAgreementEntry:
+        """This field's entry of agreement.json."""
         out: dict[str, Any] = {
             "n_units": self.n_units,
             "n_pairable": self.n_pairable,
@@ -116,31 +126,32 @@ class FieldAgreement:
             "categories": self.categories,
         }
         for name, estimate in self.statistics().items():
-            out[name] = estimate.to_json()
-        out["krippendorff_alpha"]["level"] = "nominal"
+            out[name] = _statistic(estimate, level="nominal") if name == "krippendorff_alpha" else _statistic(estimate)
         order_missing = ORDERED_FIELDS.get(self.field)
         for name, estimate in self.ordinal.items():
-            entry = estimate.to_json()
-            if name.startswith("krippendorff_alpha"):
-                entry["level"] = "ordinal"
-            else:
-                entry["weights"] = name.rsplit("_", 1)[1]
+            how: dict[str, Any] = (
+                {"level": "ordinal"} if name.startswith("krippendorff_alpha") else {"weights": name.rsplit("_", 1)[1]}
+            )
             if order_missing:
-                entry["order"] = list(order_missing[0])
-                entry["missing"] = list(order_missing[1])
-            entry["note"] = ORDINAL_NOTE
-            out[name] = entry
+                how["order"], how["missing"] = list(order_missing[0]), list(order_missing[1])
+            out[name] = _statistic(estimate, **how, note=ORDINAL_NOTE)
         if self.confusion is not None:
-            out["confusion"] = {
-                "rows": self.raters[0],
-                "columns": self.raters[1],
-                "categories": self.categories,
-                "counts": self.confusion,
-            }
+            out["confusion"] = Confusion(
+                rows=self.raters[0], columns=self.raters[1], categories=self.categories, counts=self.confusion
+            )
         out["rater_counts"] = self.rater_counts
         out["n_disagreements"] = len(self.disagreements)
         out["disagreements"] = [d.to_json() for d in self.disagreements]
-        return out
+        return FieldAgreementEntry.model_validate(out)
+
+    def to_json(self) -> dict[str, Any]:
+        return self.entry().to_json()
+
+
+def _statistic(estimate: Estimate, **how: Any) -> AgreementStatistic:
+    """An estimate as agreement.json holds it: `{value, ci, n, reason?, …}`, then how it was computed
+    (a note given here replaces the estimate's own)."""
+    return AgreementStatistic.model_validate({**estimate.to_json(), **how})
 
 
 @dataclass
@@ -151,21 +162,27 @@ class AgreementReport:
     confidence: float = DEFAULT_CONFIDENCE
     judge_agreement: dict[str, Any] = dc_field(default_factory=dict)  # filled by the judge-evaluation stage
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "fields": {name: fa.to_json() for name, fa in self.fields.items()},
-            "judge_agreement": self.judge_agreement,
-            "method": {
-                "bootstrap": {
-                    "resamples": self.n_resamples,
-                    "seed": self.seed,
-                    "confidence": self.confidence,
-                    "min_valid_fraction": MIN_VALID_FRACTION,
-                    "unit": "units of the field, resampled with replacement",
-                },
-                "definitions": DEFINITIONS,
+    def document(self) -> AgreementDocument:
+        """agreement.json."""
+        return AgreementDocument(
+            fields={name: fa.entry() for name, fa in self.fields.items()},
+            judge_agreement={
+                name: JudgeAgreementEntry.model_validate(entry) for name, entry in self.judge_agreement.items()
             },
-        }
+            method=AgreementMethod(
+                bootstrap=BootstrapMethod(
+                    resamples=self.n_resamples,
+                    seed=self.seed,
+                    confidence=self.confidence,
+                    min_valid_fraction=MIN_VALID_FRACTION,
+                    unit="units of the field, resampled with replacement",
+                ),
+                definitions=DEFINITIONS,
+            ),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return self.document().to_json()
 
     def to_text(self, limit: int = 20, width: int = 140) -> str:
         return render_text(self, limit=limit, width=width)

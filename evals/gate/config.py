@@ -37,6 +37,7 @@ from evals.contract.metrics import LOWER_IS_BETTER, METRIC_NAMES
 from evals.contract.models import RISK_TIERS
 from evals.errors import DataError
 from evals.gate import spec
+from evals.gate.probe_bounds import ProbeGates, probe_gates_of
 from evals.store.reading import decode_text, read_file_bytes
 from evals.store.runfolder import PROBE_JSON
 
@@ -165,7 +166,13 @@ class GateConfig:
     baseline_rules: list[BaselineRule] = field(default_factory=list)
     baseline: BaselineSettings = field(default_factory=BaselineSettings)
     sha256: str | None = None  # of the file's bytes, for provenance (scores.json provenance.gates_sha256)
-    has_probe: bool = False  # the file also has a [probe] table (`citeval probe`'s bounds, evals.probe)
+    has_probe: bool = False  # the file has a [probe] table: bounds on a probe run's probe.json (DESIGN 10)
+    probe: ProbeGates = field(default_factory=ProbeGates)  # that table's bounds (none without it)
+
+    @property
+    def probe_only(self) -> bool:
+        """A file with a [probe] table and no rule on scores: it judges a probe run's probe.json alone."""
+        return self.has_probe and not self.rules and not self.baseline_rules
 
 
 # --- where a key sits in the file (tomllib keeps no positions) ---------------------------
@@ -291,7 +298,7 @@ def _top_sections(source: _Source, doc: Mapping[str, Any]) -> tuple[list[_Sectio
                 raise source.error([], name, "baseline must be a table of rules", name)
             baseline = value
         elif name == "probe":
-            continue  # `citeval probe`'s bounds, read and checked by evals.probe (DESIGN 10)
+            continue  # the bounds on probe.json, read by probe_gates_of
         else:
             table = isinstance(value, dict)
             raise source.error(
@@ -386,8 +393,10 @@ def _baseline_rules(source: _Source, table: Mapping[str, Any]) -> tuple[Baseline
     return BaselineSettings(alpha=settings.alpha, min_shared=settings.min_shared), out
 
 
-def load_gates(path: Path | str | None = None) -> GateConfig:
-    """Read and check a gates file (default: the shipped one). Any unknown name is a DataError."""
+def load_gates(path: Path | str | None = None, *, allow_probe_only: bool = False) -> GateConfig:
+    """Read and check a gates file (default: the shipped one), its [probe] table included; any
+    unknown name is a DataError. A file without a rule on scores is refused unless
+    `allow_probe_only` and it has a [probe] table (`run_gate` judges such a file on probe.json)."""
     source = read_toml(Path(path) if path is not None else default_gates_path())
     doc = parse_toml(source)
     top = source.validate(spec.FileOptions, {k: v for k, v in doc.items() if k == "compare"}, [], None, "")
@@ -395,13 +404,20 @@ def load_gates(path: Path | str | None = None) -> GateConfig:
     rules = [rule for section in sections for rule in _absolute_rules(source, section, top.compare)]
     settings, baseline_rules = _baseline_rules(source, baseline_table) if baseline_table is not None else (
         BaselineSettings(), [])
-    if not rules and not baseline_rules and "probe" in doc:
-        # `citeval gate` routes such a file to evals.gate.probe; a library caller lands here
+    has_probe = "probe" in doc
+    probe = probe_gates_of(source.path, source.text, doc["probe"]) if has_probe else ProbeGates(str(source.path))
+    if not rules and not baseline_rules and has_probe and not allow_probe_only:
         raise DataError(source.path, None, "the gates file holds only a [probe] table: it judges a probe run's "
                                            f"{PROBE_JSON} (`citeval gate` on a `citeval probe` run folder), not "
                                            "scores; add rules under [overall], [tier.<risk tier>] or [baseline]")
-    if not rules and not baseline_rules:
+    if not rules and not baseline_rules and not has_probe:
         raise DataError(source.path, None, "the gates file has no rule: nothing would be checked "
                                            "(add rules under [overall], [tier.<risk tier>] or [baseline])")
     return GateConfig(path=source.path, rules=rules, compare=top.compare, baseline_rules=baseline_rules,
-                      baseline=settings, sha256=source.sha256, has_probe="probe" in doc)
+                      baseline=settings, sha256=source.sha256, has_probe=has_probe, probe=probe)
+
+
+def load_probe_gates(path: Path | str | None = None) -> ProbeGates:
+    """The [probe] bounds of a gates file (default: the shipped one), read by `load_gates` like the
+    rest of the file; none when the file has no [probe] table."""
+    return load_gates(path, allow_probe_only=True).probe

@@ -8,12 +8,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from evals.gate.config import BaselineRule, Rule
-
-if TYPE_CHECKING:
-    from evals.gate.probe import ProbeGateResult
+from evals.gate.probe_bounds import ProbeOutcome
 
 Status = Literal["pass", "fail", "skip"]
 ICON = {"pass": "✅", "fail": "❌", "skip": "⚪"}
@@ -163,7 +161,9 @@ class GateResult:
     baseline_outcomes: list[BaselineOutcome] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     # the gates file's [probe] bounds on the run's probe.json, when it has both (DESIGN 10)
-    probe: ProbeGateResult | None = None
+    probe: ProbeOutcome | None = None
+    # the file has only a [probe] table: the result is the probe gate's, in its own forms
+    probe_only: bool = False
 
     @property
     def probe_failed(self) -> list[str]:
@@ -200,6 +200,8 @@ class GateResult:
         return f"gate {verdict}: {failed} of {total} rule(s) failed{skipped} ({self.gates_path})"
 
     def to_json(self) -> dict[str, Any]:
+        if self.probe_only and self.probe is not None:
+            return self.probe.to_json()
         return {
             "run_id": self.run_id,
             "gates": str(self.gates_path),
@@ -217,6 +219,8 @@ class GateResult:
 
     def to_text(self) -> str:
         """The baseline overlap, each failed or skipped baseline rule, each failed rule, one summary line."""
+        if self.probe_only and self.probe is not None:
+            return self.probe.to_text()
         lines = [f"note: {n}" for n in self.notes]
         if self.baseline is not None:
             lines.append(self.baseline.overlap_text())
@@ -278,7 +282,7 @@ def _junit_case(suite: ET.Element, result: GateResult, o: AnyOutcome) -> None:
         out.text = _xml_text(_detail(result, o) if isinstance(o, BaselineOutcome) else o.message)
 
 
-def _probe_cases(suite: ET.Element, probe: ProbeGateResult) -> None:
+def _probe_cases(suite: ET.Element, probe: ProbeOutcome) -> None:
     for name in probe.checked:
         case = ET.SubElement(suite, "testcase", classname="citeval.gate.probe", name=_xml_text(name), time="0")
         for rule in probe.failed:
@@ -288,6 +292,8 @@ def _probe_cases(suite: ET.Element, probe: ProbeGateResult) -> None:
 
 def to_junit(result: GateResult) -> str:
     """JUnit XML: one testcase per rule (failure / skipped / passed), probe bounds included."""
+    if result.probe_only and result.probe is not None:
+        return result.probe.to_junit()
     stamp = result.evaluated_at.replace(microsecond=0).isoformat()
     probe_tests = len(result.probe.checked) if result.probe is not None else 0
     counts = {"tests": str(len(result.all_outcomes) + probe_tests),
@@ -344,6 +350,8 @@ def _baseline_table(outcomes: Iterable[BaselineOutcome]) -> list[str]:
 
 def to_markdown(result: GateResult) -> str:
     """A summary fit for a CI job summary: the verdict, the failed rules, then every rule folded."""
+    if result.probe_only and result.probe is not None:
+        return result.probe.to_markdown()
     run = f" — run `{_md(result.run_id)}`" if result.run_id else ""
     total = len(result.all_outcomes) + (len(result.probe.checked) if result.probe is not None else 0)
     failed_count = len(result.failed) + len(result.probe_failed)

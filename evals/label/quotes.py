@@ -26,6 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from evals.contract.quotes import QuoteAnswer, Span
 from evals.errors import UsageError
 from evals.label.client import LabelStudioClient
 from evals.label.config import configs_dir
@@ -33,7 +34,6 @@ from evals.label.pull import annotation_time
 from evals.label.push import DEFAULT_BATCH, PushResult, import_missing, open_project
 from evals.label.tasks import data_hash
 from evals.quotes.evaluate import IOU_CORRECT, iou
-from evals.quotes.models import QuoteAnswer, Span
 from evals.quotes.reader import read_quotes
 from evals.store.jsonl import write_json_atomic, write_jsonl_atomic
 from evals.store.reading import read_file_text

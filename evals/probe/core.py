@@ -1,14 +1,18 @@
 """`citeval probe`: ask the live system the generated probe questions and judge what it does.
 
 The run folder is a normal one (manifest, answers, findings, judgments, scores — the usual
-checks, so `report` and `gate` work on it) plus:
+checks, so `report` and `gate` work on it; its manifest is the one `run` wrote) plus:
 
     probe_dataset/            the generated dataset that was asked: questions.jsonl (each with
-                              its `probe` gold and, for counterfactual kinds, its `context`)
-                              and a copy of the registry, so every verdict can be audited
+                              its `probe` gold and, for counterfactual kinds, its `context`),
+                              a copy of the registry, so every verdict can be audited, and
+                              probe_request.json (ProbeRequest: the kinds, limit and source asked)
     probe_cases.jsonl         one verdict per question: {question_id, kind, outcome, detail, …}
-    probe.json                {"kinds": {<kind>: {n, distinguished, decorative, unsupported,
-                              rate: {value, ci, n}, …}}, "citation_faithfulness", "verdict", …}
+    probe.json                ProbeDocument: {"kinds": {<kind>: {n, distinguished, decorative,
+                              unsupported, rate: {value, ci, n}, …}}, "citation_faithfulness", "verdict", …}
+
+The [probe] bounds are the gate's (evals.gate.probe_bounds, read by load_gates with the rest of
+the gates file); this stage judges its cases against them before it writes probe.json.
 """
 
 from __future__ import annotations
@@ -17,14 +21,26 @@ import re
 import shutil
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from evals.contract.ordered import RateEntry
+from evals.contract.probe import (
+    COUNTERFACTUAL_KINDS,
+    PROBE_KINDS,
+    PROBE_SCHEMA_VERSION,
+    ProbeDocument,
+    ProbeGatesRecord,
+    ProbeKind,
+    ProbeRequest,
+)
 from evals.data.registry import Registry
-from evals.errors import DataError, UsageError
-from evals.probe.generate import COUNTERFACTUAL_KINDS, PROBE_KINDS, generate
+from evals.errors import UsageError
+from evals.gate.config import load_probe_gates
+from evals.gate.probe_bounds import ProbeGates, failed_probe_rules
+from evals.probe.generate import generate
 from evals.probe.outcomes import (
     ABSTAINED,
     DECORATIVE,
@@ -37,105 +53,27 @@ from evals.probe.outcomes import (
     CaseOutcome,
     classify,
 )
-from evals.run.runner import RunOptions, load_manifest, load_questions, resume_run, start_run
+from evals.run.backends import BackendSpec, spec_text
+from evals.run.runner import RunOptions, load_questions, resume_run, start_run
 from evals.score.metrics import SEED, mean_metric
 from evals.score.scoring import score_run
-from evals.store.atomic import remove_staging_leftovers, staging_folder, swap_in
-from evals.store.jsonl import iter_json_lines, write_json_atomic, write_jsonl_atomic
-from evals.store.runfolder import MANIFEST, PROBE_CASES, PROBE_DATASET, PROBE_JSON
-
-PROBE_SCHEMA_VERSION = 1
-GATE_KEYS = ("decorative_rate", "citation_faithfulness")
-
-
-@dataclass
-class ProbeGates:
-    """The `[probe]` table of a gates file: the highest decorative rate each kind may have
-    (`decorative_rate` for every kind, `<kind>` for one) and the lowest citation_faithfulness."""
-
-    source: str | None = None
-    decorative_rate: float | None = None
-    per_kind: dict[str, float] = field(default_factory=dict)
-    citation_faithfulness: float | None = None
-
-    def max_decorative(self, kind: str) -> float | None:
-        return self.per_kind.get(kind, self.decorative_rate)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "decorative_rate": {k: self.max_decorative(k) for k in PROBE_KINDS},
-            "citation_faithfulness": self.citation_faithfulness,
-        }
-
-
-def _line_of(text: str, key: str) -> int | None:
-    in_table = False
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if stripped.startswith("["):
-            in_table = stripped.replace(" ", "") == "[probe]"
-            if stripped.replace(" ", "").startswith(f"[probe.{key}]"):
-                return number
-            continue
-        if in_table and re.match(rf'^"?{re.escape(key)}"?\s*=', stripped):
-            return number
-    return None
-
-
-def load_probe_gates(path: Path | str | None) -> ProbeGates:
-    """The `[probe]` table of a gates file (default: the shipped one); none there: no probe gate."""
-    if path is None:
-        from evals.gate.core import default_gates_path
-
-        path, explicit = default_gates_path(), False
-    else:
-        explicit = True
-    path = Path(path)
-    if not explicit and not path.exists():
-        return ProbeGates()
-    from evals.gate.config import parse_toml, read_toml
-
-    source = read_toml(path)  # as the scores gates are read: strict UTF-8 naming the line, BOM, CR LF
-    text, doc = source.text, parse_toml(source)
-    table = doc.get("probe")
-    if table is None:
-        return ProbeGates(source=str(path))
-    if not isinstance(table, dict):
-        raise DataError(path, _line_of(text, "probe"), "probe must be a table [probe]", "probe")
-    gates = ProbeGates(source=str(path))
-    for key, spec in table.items():
-        where = f"probe.{key}"
-        line = _line_of(text, key)
-        bound = "min" if key == "citation_faithfulness" else "max"
-        if key not in GATE_KEYS and key not in PROBE_KINDS:
-            raise DataError(
-                path,
-                line,
-                f"unknown key {key!r} (expected {', '.join(GATE_KEYS)} or a kind: {', '.join(PROBE_KINDS)})",
-                where,
-            )
-        if not isinstance(spec, dict) or set(spec) != {bound}:
-            raise DataError(path, line, f"{key} must be {{ {bound} = <number between 0 and 1> }}", where)
-        value = spec[bound]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-            raise DataError(path, line, f"{key}.{bound} must be a number between 0 and 1, not {value!r}", where)
-        if key == "citation_faithfulness":
-            gates.citation_faithfulness = float(value)
-        elif key == "decorative_rate":
-            gates.decorative_rate = float(value)
-        else:
-            gates.per_kind[key] = float(value)
-    return gates
+from evals.store.atomic import remove_staging_leftovers, staging_folder
+from evals.store.jsonl import iter_json_lines, read_document, write_json_atomic, write_jsonl_atomic
+from evals.store.runfolder import PROBE_CASES, PROBE_DATASET, PROBE_JSON, PROBE_REQUEST, load_manifest
 
 
 @dataclass
 class ProbeResult:
     run_dir: Path
-    document: dict[str, Any]
+    probe: ProbeDocument  # probe.json
     cases: list[CaseOutcome]
     failed: list[str]
     errors: int
+
+    @property
+    def document(self) -> dict[str, Any]:
+        """probe.json as written (and printed by --format json)."""
+        return self.probe.to_json()
 
     @property
     def exit_code(self) -> int:
@@ -158,7 +96,7 @@ def parse_kinds(kinds: Sequence[str] | str | None) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _counts(kind: str, cases: list[CaseOutcome], threshold: float | None, seed: int) -> dict[str, Any]:
+def _counts(kind: str, cases: list[CaseOutcome], threshold: float | None, seed: int) -> ProbeKind:
     outcomes = Counter(c.outcome for c in cases)
     if kind in COUNTERFACTUAL_KINDS:
         good = outcomes[FAITHFUL] + (outcomes[ABSTAINED] if kind == "removed_evidence" else 0)
@@ -166,27 +104,27 @@ def _counts(kind: str, cases: list[CaseOutcome], threshold: float | None, seed: 
     else:
         good, bad = outcomes[DISTINGUISHED], outcomes[DECORATIVE]
     judged = [1.0] * bad + [0.0] * good
-    rate = mean_metric(judged, seed)
+    rate = RateEntry.model_validate(mean_metric(judged, seed))
     if not judged:
-        rate["reason"] = (
+        rate.reason = (
             "no case could be judged (errors, unsupported or inconclusive only)"
             if cases
             else ("the dataset gave no question of this kind")
         )
-    return {
-        "n": len(cases),
-        "distinguished": good,
-        "decorative": bad,
-        "unsupported": outcomes[UNSUPPORTED],
-        "errors": outcomes[ERROR],
-        "inconclusive": outcomes[INCONCLUSIVE],
-        "outcomes": dict(sorted(outcomes.items())),
-        "rate": rate,
-        "max_decorative_rate": threshold,
-    }
+    return ProbeKind(
+        n=len(cases),
+        distinguished=good,
+        decorative=bad,
+        unsupported=outcomes[UNSUPPORTED],
+        errors=outcomes[ERROR],
+        inconclusive=outcomes[INCONCLUSIVE],
+        outcomes=dict(sorted(outcomes.items())),
+        rate=rate,
+        max_decorative_rate=threshold,
+    )
 
 
-def citation_faithfulness(cases: list[CaseOutcome], seed: int = SEED) -> dict[str, Any]:
+def citation_faithfulness(cases: list[CaseOutcome], seed: int = SEED) -> RateEntry:
     """faithful / (faithful + post_rationalised) over the counterfactual cases, with its bootstrap
     interval; an abstention on removed evidence is the faithful answer."""
     values = []
@@ -197,10 +135,10 @@ def citation_faithfulness(cases: list[CaseOutcome], seed: int = SEED) -> dict[st
             values.append(1.0)
         elif case.outcome == POST_RATIONALISED:
             values.append(0.0)
-    out = mean_metric(values, seed)
+    out = RateEntry.model_validate(mean_metric(values, seed))
     if not values:
         unsupported = sum(c.outcome == UNSUPPORTED for c in cases)
-        out["reason"] = (
+        out.reason = (
             f"the backend cited evidence outside the given context in {unsupported} case(s): it does not take probes"
             if unsupported
             else "no counterfactual case could be judged"
@@ -208,43 +146,21 @@ def citation_faithfulness(cases: list[CaseOutcome], seed: int = SEED) -> dict[st
     return out
 
 
-def failed_probe_rules(
-    by_kind: dict[str, Any], faithfulness: dict[str, Any], gates: ProbeGates
-) -> list[str]:
-    """The `[probe]` bounds that probe.json's figures break: a kind's decorative rate above its
-    bound, citation_faithfulness below its own (or without a value) when a counterfactual kind ran."""
-    failed: list[str] = []
-    for kind, entry in by_kind.items():
-        threshold = gates.max_decorative(kind)
-        value = (entry.get("rate") or {}).get("value")
-        if threshold is not None and value is not None and value > threshold:
-            failed.append(f"probe.{kind}: decorative rate {value:.3f} > allowed {threshold:g}")
-    if gates.citation_faithfulness is not None and any(k in COUNTERFACTUAL_KINDS for k in by_kind):
-        value = faithfulness.get("value")
-        if value is None:
-            failed.append(f"probe.citation_faithfulness: no value ({faithfulness.get('reason')})")
-        elif value < gates.citation_faithfulness:
-            failed.append(f"probe.citation_faithfulness: {value:.3f} < required {gates.citation_faithfulness:g}")
-    return failed
-
-
 def probe_document(
-    kinds: list[str], cases: list[CaseOutcome], gates: ProbeGates, seed: int = SEED
-) -> tuple[dict[str, Any], list[str]]:
-    """probe.json and the failed gate rules."""
-    by_kind: dict[str, Any] = {}
-    for kind in kinds:
-        threshold = gates.max_decorative(kind)
-        by_kind[kind] = _counts(kind, [c for c in cases if c.kind == kind], threshold, seed)
+    kinds: list[str], cases: list[CaseOutcome], gates: ProbeGates, seed: int = SEED, **head: Any
+) -> tuple[ProbeDocument, list[str]]:
+    """probe.json (`head`: run_id and dataset, written first) and the failed gate rules."""
+    by_kind = {
+        kind: _counts(kind, [c for c in cases if c.kind == kind], gates.max_decorative(kind), seed) for kind in kinds
+    }
     faithfulness = citation_faithfulness(cases, seed)
     failed = failed_probe_rules(by_kind, faithfulness, gates)
     errors = sum(c.outcome == ERROR for c in cases)
-    decorative = any(
-        (entry["rate"]["value"] or 0) > (gates.max_decorative(kind) or 0) for kind, entry in by_kind.items()
-    )
+    decorative = any((entry.rate.value or 0) > (gates.max_decorative(kind) or 0) for kind, entry in by_kind.items())
     verdict = "incomplete" if errors else ("decorative" if decorative or failed else "verifiable")
     counterfactual = [c for c in cases if c.kind in COUNTERFACTUAL_KINDS and c.outcome != ERROR]
-    document = {
+    document = ProbeDocument.model_validate({
+        **head,
         "schema_version": PROBE_SCHEMA_VERSION,
         "kinds": by_kind,
         "citation_faithfulness": faithfulness,
@@ -252,15 +168,19 @@ def probe_document(
         "takes_context": None if not counterfactual else not any(c.outcome == UNSUPPORTED for c in counterfactual),
         "errors": errors,
         "verdict": verdict,
-        "gates": {**gates.to_json(), "failed": failed},
-    }
+        "gates": ProbeGatesRecord.model_validate({**gates.to_json(), "failed": failed}),
+    })
     return document, failed
 
 
-def _write_dataset(folder: Path, dataset: Path, records: list[dict[str, Any]]) -> None:
+def _write_dataset(folder: Path, dataset: Path, records: list[dict[str, Any]], request: ProbeRequest) -> None:
+    """The dataset a probe run asks: the generated questions, a copy of the registry, and what was
+    asked (the run moves the folder into itself; the manifest stays as `run` writes it)."""
+    folder.mkdir(parents=True, exist_ok=True)  # a staging folder is made empty
     registry = dataset / "registry" if (dataset / "registry").is_dir() else dataset
     shutil.copytree(registry, folder / "registry")
     write_jsonl_atomic(folder / "questions.jsonl", records)
+    write_json_atomic(folder / PROBE_REQUEST, request.to_json())
 
 
 def _new_run_id(spec: str, label: str | None) -> str:
@@ -271,7 +191,7 @@ def _new_run_id(spec: str, label: str | None) -> str:
 
 def run_probe(
     dataset: Path | str,
-    backend_spec: str,
+    backend_spec: BackendSpec,
     *,
     kinds: Sequence[str] | str | None = None,
     limit: int | None = None,
@@ -295,7 +215,7 @@ def run_probe(
         raise UsageError(f"{dataset} gives no probe question of the kinds {', '.join(wanted)}")
     options = options or RunOptions()
     options.limit = None  # the per-kind limit is applied above
-    run_id = run_id or _new_run_id(backend_spec, options.label)
+    run_id = run_id or _new_run_id(spec_text(backend_spec), options.label)
     out = Path(out)
     run_dir = out / run_id
     if run_dir.exists():
@@ -304,22 +224,25 @@ def run_probe(
     # the run reads the probe dataset from a staging folder beside it, then it moves into the run
     remove_staging_leftovers(out, f"{run_id}.{PROBE_DATASET}")
     staging = staging_folder(out, f"{run_id}.{PROBE_DATASET}")
-    _write_dataset(staging, dataset, records)
+    _write_dataset(staging, dataset, records, ProbeRequest(kinds=wanted, limit=limit, source=str(dataset.resolve())))
     try:
-        start_run(staging, backend_spec, out=out, run_id=run_id, options=options, on_progress=on_progress)
+        start_run(staging, backend_spec, out=out, run_id=run_id, options=options, on_progress=on_progress,
+                  keep_dataset_as=PROBE_DATASET)
     finally:
-        if run_dir.is_dir():
-            final = run_dir / PROBE_DATASET
-            swap_in(staging, final, existing="refuse")
-            manifest = load_manifest(run_dir)
-            manifest.dataset.path = str(final.resolve())
-            asked = {"kinds": wanted, "limit": limit, "source": str(dataset.resolve())}
-            settings = {**manifest.options, "probe": asked}
-            manifest.options = type(manifest.options).model_validate(settings)
-            write_json_atomic(run_dir / MANIFEST, manifest)
-        else:
-            shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(staging, ignore_errors=True)  # still there only when no run folder was made
     return judge_probe(run_dir, gates=gates, judge=judge, seed=seed, probe_gates=probe_gates)
+
+
+def probe_request(run_dir: Path) -> ProbeRequest:
+    """What a probe run asked: probe_dataset/probe_request.json (a run probed before that file
+    existed kept it in its manifest's options); a run without either is not a probe run."""
+    path = run_dir / PROBE_DATASET / PROBE_REQUEST
+    if path.is_file():
+        return read_document(path, ProbeRequest)
+    earlier = load_manifest(run_dir).options.get("probe")
+    if not isinstance(earlier, dict) or not (run_dir / PROBE_DATASET / "questions.jsonl").is_file():
+        raise UsageError(f"{run_dir} is not a probe run (no {PROBE_DATASET}/ with its {PROBE_REQUEST})")
+    return ProbeRequest.model_validate(earlier)
 
 
 def judge_probe(
@@ -334,12 +257,11 @@ def judge_probe(
     or after `resume_probe` finished an interrupted one); never asks the backend."""
     run_dir = Path(run_dir)
     probe_gates = probe_gates or load_probe_gates(gates)
-    manifest = load_manifest(run_dir)
-    settings = manifest.options.get("probe")
+    request = probe_request(run_dir)
     questions_path = run_dir / PROBE_DATASET / "questions.jsonl"
-    if not isinstance(settings, dict) or not questions_path.is_file():
-        raise UsageError(f"{run_dir} is not a probe run (no {PROBE_DATASET}/ or no probe options in its manifest)")
-    wanted = parse_kinds(settings.get("kinds"))
+    if not questions_path.is_file():
+        raise UsageError(f"{run_dir} is not a probe run (no {PROBE_DATASET}/questions.jsonl)")
+    wanted = parse_kinds(request.kinds)
     records = [record for _, record in iter_json_lines(questions_path)]
     scored = score_run(run_dir, judge=judge, seed=seed)
     answers = {c.question.question_id: c for c in scored.checks}
@@ -348,17 +270,18 @@ def judge_probe(
     for record in records:
         check = answers.get(record["question_id"])
         cases.append(classify(record, check.answer if check else None, check, run_registry))
-    document, failed = probe_document(wanted, cases, probe_gates, seed)
-    document = {"run_id": manifest.run_id, "dataset": settings.get("source"), **document}
+    document, failed = probe_document(
+        wanted, cases, probe_gates, seed, run_id=load_manifest(run_dir).run_id, dataset=request.source
+    )
     write_jsonl_atomic(run_dir / PROBE_CASES, (c.to_json() for c in cases))
-    write_json_atomic(run_dir / PROBE_JSON, document)
-    return ProbeResult(run_dir, document, cases, failed, document["errors"])
+    write_json_atomic(run_dir / PROBE_JSON, document.to_json())
+    return ProbeResult(run_dir, document, cases, failed, document.errors)
 
 
 def resume_probe(
     run_dir: Path | str,
     *,
-    backend_spec: str | None = None,
+    backend_spec: BackendSpec | None = None,
     gates: Path | str | None = None,
     judge: str | None = "offline",
     seed: int = SEED,

@@ -18,14 +18,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from evals.contract.models import Chunk, Question, User, VersionStatus
+from evals.contract.probe import COUNTERFACTUAL_KINDS
 from evals.data.registry import Registry
 from evals.probe.facts import Fact, alternatives, extract_numbers, fact_of, may_state, mentions_of, states, unit_word
 from evals.text.normalize import normalize
 from evals.text.tokens import content_tokens
-
-MANAGEMENT_KINDS = ("revoked_edition", "unsupported_number", "phantom_marker", "forbidden_document")
-COUNTERFACTUAL_KINDS = ("altered_fact", "removed_evidence")
-PROBE_KINDS = MANAGEMENT_KINDS + COUNTERFACTUAL_KINDS
 
 # How long after an edition stops being in force a revoked_edition question is asked (at most;
 # never past the middle of the gap, so the next edition is still far off).

@@ -4,16 +4,16 @@ answer and detail escaped); `probe_markdown` is the same for a terminal or a CI 
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from html import escape
 from pathlib import Path
 from typing import Any
 
+from evals.contract.ordered import RateEntry
+from evals.contract.probe import PROBE_KINDS, ProbeDocument, ProbeKind
 from evals.errors import DataError
-from evals.probe.generate import PROBE_KINDS
 from evals.store.jsonl import iter_json_lines
-from evals.store.reading import read_file_text
-from evals.store.runfolder import PROBE_CASES, PROBE_JSON
+from evals.store.runfolder import PROBE_CASES, PROBE_JSON, RunFolder
 
 # Worst first: what a reader must see before what went right.
 OUTCOME_ORDER = (
@@ -29,23 +29,21 @@ OUTCOME_ORDER = (
 MAX_CASES = 60
 
 
-def load_probe(run_dir: Path | str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
-    """probe.json and probe_cases.jsonl of a run folder, or None when the run is not a probe."""
+def load_probe(run_dir: Path | str) -> tuple[ProbeDocument, list[dict[str, Any]]] | None:
+    """probe.json (through its model) and probe_cases.jsonl of a run folder, or None when the run
+    is not a probe."""
     run_dir = Path(run_dir)
-    path = run_dir / PROBE_JSON
-    if not path.is_file():
+    document = RunFolder(run_dir).probe
+    if document is None:
         return None
-    text = read_file_text(path)  # strict UTF-8: a bad byte is a DataError naming its line
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
-    if not isinstance(document, dict) or not isinstance(document.get("kinds"), dict):
-        raise DataError(path, None, f'not a {PROBE_JSON}: expected {{"kinds": {{<kind>: {{...}}}}, "verdict": ...}}',
-                        "kinds")
     cases_path = run_dir / PROBE_CASES
     cases = [obj for _, obj in iter_json_lines(cases_path)] if cases_path.is_file() else []
     return document, cases
+
+
+def _document(document: ProbeDocument | Mapping[str, Any]) -> ProbeDocument:
+    """probe.json's model; a dict in its shape (a caller's own, or `ProbeResult.document`) is read into it."""
+    return document if isinstance(document, ProbeDocument) else ProbeDocument.model_validate(document)
 
 
 def worst_first(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -54,36 +52,33 @@ def worst_first(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(cases, key=lambda c: (rank.get(c.get("outcome", ""), 99), kinds.get(c.get("kind", ""), 99)))
 
 
-def _rate(entry: dict[str, Any]) -> str:
-    rate = entry.get("rate") or {}
-    value = rate.get("value")
+def _rate(entry: ProbeKind) -> str:
+    value, ci = entry.rate.value, entry.rate.ci
     if value is None:
         return "—"
-    ci = rate.get("ci")
     return f"{value:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else f"{value:.2f}"
 
 
-def _faithfulness(document: dict[str, Any]) -> str:
-    entry = document.get("citation_faithfulness") or {}
-    if entry.get("value") is None:
-        return f"— ({entry.get('reason', 'not measured')})"
-    ci = entry.get("ci")
-    interval = f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
-    return f"{entry['value']:.2f}{interval} (n = {entry.get('n', 0)})"
+def _faithfulness(document: ProbeDocument) -> str:
+    entry = document.citation_faithfulness or RateEntry()
+    if entry.value is None:
+        return f"— ({entry.reason if entry.reason is not None else 'not measured'})"
+    interval = f" [{entry.ci[0]:.2f}, {entry.ci[1]:.2f}]" if entry.ci else ""
+    return f"{entry.value:.2f}{interval} (n = {entry.n})"
 
 
-def _rows(document: dict[str, Any]) -> list[list[str]]:
+def _rows(document: ProbeDocument) -> list[list[str]]:
     rows = []
-    for kind, entry in (document.get("kinds") or {}).items():
-        threshold = entry.get("max_decorative_rate")
+    for kind, entry in document.kinds.items():
+        threshold = entry.max_decorative_rate
         rows.append(
             [
                 kind,
-                str(entry.get("n", 0)),
-                str(entry.get("distinguished", 0)),
-                str(entry.get("decorative", 0)),
-                str(entry.get("unsupported", 0)),
-                str(entry.get("errors", 0)),
+                str(entry.n),
+                str(entry.distinguished),
+                str(entry.decorative),
+                str(entry.unsupported),
+                str(entry.errors),
                 _rate(entry),
                 "—" if threshold is None else f"≤ {threshold:g}",
             ]
@@ -94,12 +89,15 @@ def _rows(document: dict[str, Any]) -> list[list[str]]:
 HEADER = ["kind", "n", "distinguished", "decorative", "unsupported", "errors", "decorative rate [95 % CI]", "gate"]
 
 
-def probe_markdown(document: dict[str, Any], cases: list[dict[str, Any]] | None = None, max_cases: int = 10) -> str:
+def probe_markdown(
+    document: ProbeDocument | Mapping[str, Any], cases: list[dict[str, Any]] | None = None, max_cases: int = 10
+) -> str:
+    document = _document(document)
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     lines += ["| " + " | ".join(row) + " |" for row in _rows(document)]
     lines.append("")
     lines.append(f"citation_faithfulness: {_faithfulness(document)}")
-    for failure in (document.get("gates") or {}).get("failed") or []:
+    for failure in document.failed:
         lines.append(f"FAIL {failure}")
     bad = [c for c in worst_first(cases or []) if c.get("outcome") in OUTCOME_ORDER[:4]][:max_cases]
     if bad:
@@ -108,23 +106,26 @@ def probe_markdown(document: dict[str, Any], cases: list[dict[str, Any]] | None 
         for case in bad:
             expected = f" — expected {case['expected']}" if case.get("expected") else ""
             lines.append(f"- {case['kind']} {case['question_id']}: {case['outcome']}: {case['detail']}{expected}")
-    lines.append(f"probe verdict: {document.get('verdict')}")
+    lines.append(f"probe verdict: {document.verdict}")
     return "\n".join(lines)
 
 
-def probe_section_html(document: dict[str, Any], cases: list[dict[str, Any]], max_cases: int = MAX_CASES) -> str:
+def probe_section_html(
+    document: ProbeDocument | Mapping[str, Any], cases: list[dict[str, Any]], max_cases: int = MAX_CASES
+) -> str:
     """<section> "Probe": the verdict table per kind, then the cases worst first."""
-    anchor = "probe-" + escape(str(document["run_id"])) if document.get("run_id") else "probe"
+    document = _document(document)
+    anchor = "probe-" + escape(str(document.run_id)) if document.run_id else "probe"
     out = [f'<section class="probe" id="{anchor}">', "<h2>Probe</h2>"]
     out.append(
-        f"<p>Verdict: <strong>{escape(str(document.get('verdict')))}</strong> · citation_faithfulness "
+        f"<p>Verdict: <strong>{escape(str(document.verdict))}</strong> · citation_faithfulness "
         f"{escape(_faithfulness(document))}</p>"
     )
     out.append("<table><thead><tr>" + "".join(f"<th>{escape(h)}</th>" for h in HEADER) + "</tr></thead><tbody>")
     for row in _rows(document):
         out.append("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>")
     out.append("</tbody></table>")
-    failed = (document.get("gates") or {}).get("failed") or []
+    failed = document.failed
     if failed:
         out.append('<ul class="probe-failed">' + "".join(f"<li>{escape(f)}</li>" for f in failed) + "</ul>")
     shown = worst_first(cases)[:max_cases]

@@ -12,6 +12,7 @@ Injecting quotes into an answer (Telegram, Label Studio, production logs) builds
 Matcher.place and Placement.placed_at.
 """
 
+from evals.contract.quotes import GoldPlacement, Placement, QuoteAnswer, QuoteCitation
 from evals.quotes.evaluate import (
     IOU_CORRECT,
     QuoteEvaluation,
@@ -34,7 +35,6 @@ from evals.quotes.matchers import (
     get_matcher,
     parse_matchers,
 )
-from evals.quotes.models import GoldPlacement, Placement, QuoteAnswer, QuoteCitation
 from evals.quotes.reader import check_quotes_file, quote_files, read_quotes, validate_quotes_folder
 
 __all__ = [

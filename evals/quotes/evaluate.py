@@ -17,10 +17,17 @@ from typing import Any
 
 import numpy as np
 
+from evals.contract.quotes import (
+    KindPlacement,
+    MatcherSummary,
+    Placement,
+    QuoteAnswer,
+    QuotesDocument,
+    Span,
+)
 from evals.errors import UsageError
 from evals.quotes.fragments import split_fragments
 from evals.quotes.matchers import BASELINE, Matcher, get_matcher, parse_matchers
-from evals.quotes.models import Placement, QuoteAnswer, Span
 from evals.quotes.reader import quote_files, read_quotes
 from evals.stats.bootstrap import RESAMPLES, SEED, percentile_interval, resample_counts
 from evals.store.jsonl import write_json_atomic, write_jsonl_atomic
@@ -321,17 +328,19 @@ class QuoteEvaluation:
     with_tuning: bool = False
     files: list[str] = field(default_factory=list)
 
-    def summary(self) -> dict[str, Any]:
+    def document(self) -> QuotesDocument:
+        """quotes.json: each matcher's metrics, the comparisons, the hard cases, sweep and tuning."""
         n = len(self.answers)
-        matchers: dict[str, Any] = {}
-        by_kind: dict[str, Any] = {}
+        matchers: dict[str, MatcherSummary] = {}
+        by_kind: dict[str, dict[str, KindPlacement]] = {}
         for run in self.runs:
             threshold = self.thresholds[run.name]
-            entry: dict[str, Any] = dict(placement_metrics(run.offers, threshold, n, self.seed))
-            entry["latency_us"] = run.latency()
-            entry["threshold"] = threshold
-            entry["threshold_source"] = self.threshold_source
-            matchers[run.name] = entry
+            matchers[run.name] = MatcherSummary.model_validate({
+                **placement_metrics(run.offers, threshold, n, self.seed),
+                "latency_us": run.latency(),
+                "threshold": threshold,
+                "threshold_source": self.threshold_source,
+            })
             kinds = sorted({o.kind for o in run.offers if o.kind})
             by_kind[run.name] = {
                 kind: _kind_metrics([o for o in run.offers if o.kind == kind], threshold) for kind in kinds
@@ -351,7 +360,11 @@ class QuoteEvaluation:
             doc["sweep"] = {run.name: sweep(run.offers, n) for run in self.runs}
         if self.with_tuning:
             doc["tuning"] = {run.name: tuning_report(run, self.seed) for run in self.runs}
-        return doc
+        return QuotesDocument.model_validate(doc)
+
+    def summary(self) -> dict[str, Any]:
+        """quotes.json as written (and printed by --format json)."""
+        return self.document().to_json()
 
     def comparisons(self) -> list[dict[str, Any]]:
         """Each matcher against the baseline (sequencematcher when evaluated, else the first)."""
@@ -364,14 +377,15 @@ class QuoteEvaluation:
             if run is not base
         ]
 
-    def write(self, out_dir: Path | str, summary: dict[str, Any] | None = None) -> list[Path]:
-        """quotes.json (the summary, computed here unless given) and placements.jsonl in
-        out_dir, each written whole."""
+    def write(self, out_dir: Path | str, summary: QuotesDocument | dict[str, Any] | None = None) -> list[Path]:
+        """quotes.json (the document, computed here unless given, or its JSON form) and
+        placements.jsonl in out_dir, each written whole."""
         out = Path(out_dir)
-        summary = self.summary() if summary is None else summary  # first: an error leaves no file
+        # first: an error leaves no file
+        document = self.document() if summary is None else QuotesDocument.model_validate(summary)
         rows = list(self.placements())
         out.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(out / "quotes.json", summary)
+        write_json_atomic(out / "quotes.json", document.to_json())
         write_jsonl_atomic(out / "placements.jsonl", rows)
         return [out / "quotes.json", out / "placements.jsonl"]
 
@@ -393,13 +407,13 @@ class QuoteEvaluation:
                 yield row
 
 
-def _kind_metrics(offers: Sequence[Offer], threshold: float) -> dict[str, Any]:
+def _kind_metrics(offers: Sequence[Offer], threshold: float) -> KindPlacement:
     renumbered, n = _renumber(offers)
     metrics = placement_metrics(renumbered, threshold, n, intervals=False)
     out: dict[str, Any] = {name: metrics[name]["value"] for name in METRICS}
     out["n"] = len(offers)
     out["correct"] = sum(correct_at(o, threshold) for o in offers)
-    return out
+    return KindPlacement.model_validate(out)
 
 
 def evaluate_quotes(

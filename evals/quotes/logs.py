@@ -30,8 +30,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from evals.contract.models import parse_time
+from evals.contract.quotes import QuoteCitation
 from evals.errors import DataError, DatasetInvalid, UsageError
-from evals.quotes.models import QuoteCitation
 from evals.store.jsonl import iter_json_lines, validation_errors, write_jsonl_atomic
 
 Z95 = 1.959963984540054  # the 97.5 % point of the standard normal

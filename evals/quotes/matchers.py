@@ -18,10 +18,10 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
 
+from evals.contract.quotes import NOTHING, Placement, QuoteCitation
 from evals.errors import UsageError
 from evals.quotes.fragments import DEFAULT_SPLITTER, Fragment, SentenceSplitter, split_fragments
 from evals.quotes.locate import fold_same_length
-from evals.quotes.models import NOTHING, Placement, QuoteCitation
 from evals.text.normalize import normalize, normalize_with_map
 from evals.text.tokens import content_tokens, is_stopword, words
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from evals.contract.quotes import QuoteAnswer
 from evals.errors import DataError, DatasetInvalid
-from evals.quotes.models import QuoteAnswer
 from evals.store.jsonl import read_jsonl
 
 QUOTES_DIR = "quotes"

@@ -19,9 +19,10 @@ from typing import Any
 from matplotlib import rc_context
 from matplotlib.figure import Figure
 
+from evals.contract.quotes import QuotesDocument
 from evals.errors import CitevalError, DataError
 from evals.report.plots import RC, SERIES, Plot, _render
-from evals.store.jsonl import iter_json_lines, read_json_object
+from evals.store.jsonl import iter_json_lines, read_document
 from evals.store.runfolder import MANIFEST
 
 QUOTES_JSON = "quotes.json"
@@ -228,7 +229,7 @@ def load_quote_section(folder: Path | str, title: str | None = None) -> QuoteSec
     folder = Path(folder)
     if not has_quote_results(folder):
         return None
-    doc = read_json_object(folder / QUOTES_JSON)
+    doc = read_document(folder / QUOTES_JSON, QuotesDocument).to_json()  # checked by its model
     matchers = doc.get("matchers")
     if not isinstance(matchers, dict) or not matchers:
         raise DataError(folder / QUOTES_JSON, None, "no matchers: not the quotes.json of `citeval quotes eval --out`")

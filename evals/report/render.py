@@ -242,9 +242,9 @@ def _probe_section(run: RunFolder) -> Any:
 
 def _judge_agreement(run: RunFolder) -> dict[str, JudgeAgreement]:
     """Judge vs human: agreement.json's section when `agree` wrote one, else scores.json's."""
-    written = (run.agreement or {}).get("judge_agreement")
+    written = run.agreement.judge_agreement if run.agreement is not None else None
     if written:
-        return {name: JudgeAgreement.model_validate(entry) for name, entry in written.items()}
+        return {name: JudgeAgreement.model_validate(entry.to_json()) for name, entry in written.items()}
     return run.scores.judge_agreement or {}
 
 

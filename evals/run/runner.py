@@ -24,7 +24,7 @@ from evals.contract.models import RUN_ID_PATTERN, Answer, DatasetRef, Question, 
 from evals.data.registry import Registry
 from evals.data.validate import require_valid
 from evals.errors import CitevalError, DataError, UsageError
-from evals.run.backends import make_backend
+from evals.run.backends import BackendSpec, make_backend, spec_text
 from evals.run.backends.base import BaseBackend, error_answer
 from evals.store.answers import repair_answers
 from evals.store.atomic import LineAppender, crash_point, make_folder_with
@@ -214,7 +214,7 @@ def _execute(
     return RunResult(run_dir, manifest, answered=progress.done, errors=progress.errors, total=progress.total)
 
 
-def _prepare(dataset: Path, spec: str, options: RunOptions) -> tuple[list[Question], BaseBackend]:
+def _prepare(dataset: Path, spec: BackendSpec, options: RunOptions) -> tuple[list[Question], BaseBackend]:
     """The questions to ask (after --limit) and the backend that answers them.
 
     A dataset that does not validate is refused here (DatasetNotValid, exit 2), before any backend
@@ -236,36 +236,46 @@ def _prepare(dataset: Path, spec: str, options: RunOptions) -> tuple[list[Questi
 
 def start_run(
     dataset: Path | str,
-    backend_spec: str,
+    backend_spec: BackendSpec,
     *,
     out: Path | str = "runs",
     run_id: str | None = None,
     options: RunOptions | None = None,
     on_progress: ProgressCallback | None = None,
+    keep_dataset_as: str | None = None,
 ) -> RunResult:
-    """Answer every question of DATASET with the backend SPEC into OUT/<run_id>/."""
+    """Answer every question of DATASET with the backend SPEC (or a backend object, or a callable
+    taking the request payload) into OUT/<run_id>/.
+
+    keep_dataset_as: move DATASET — a folder made for this one run, such as the questions `citeval
+    probe` generates — into the run folder under this name, in the rename that makes the folder;
+    the manifest records it there, so the run carries what it was asked."""
     dataset = Path(dataset)
     options = options or RunOptions()
     questions, backend = _prepare(dataset, backend_spec, options)
-    run_id = run_id or _new_run_id(backend_spec, options.label)
+    recorded_spec = spec_text(backend_spec)
+    run_id = run_id or _new_run_id(recorded_spec, options.label)
     if not RUN_ID_PATTERN.fullmatch(run_id) or run_id in (".", ".."):
         raise UsageError(f"run id {run_id!r} may hold only letters, digits, '.', '_' and '-'")
     run_dir = Path(out) / run_id
     if run_dir.exists():
         raise UsageError(f"run folder {run_dir} exists; continue it with --resume {run_dir}")
+    ref = dataset_ref(dataset)
+    if keep_dataset_as is not None:
+        ref.path = str((run_dir / keep_dataset_as).resolve())
     manifest = RunManifest(
         run_id=run_id,
         label=options.label,
         started_at=datetime.now(timezone.utc),
-        dataset=dataset_ref(dataset),
-        backend=scrub_spec(backend_spec),
+        dataset=ref,
+        backend=scrub_spec(recorded_spec),
         citeval_version=__version__,
         options=RunSettings(**options.as_dict(), python=platform.python_version(), questions=len(questions)),
     )
     # the folder appears with its manifest in one rename: never a run folder that cannot be resumed
     make_folder_with(
         run_dir, {MANIFEST: (manifest.model_dump_json(indent=2, exclude_none=True) + "\n").encode("utf-8")},
-        point="run:folder-staged",
+        point="run:folder-staged", move_in={keep_dataset_as: dataset} if keep_dataset_as is not None else None,
     )
     return _execute(run_dir, manifest, backend, questions, options, on_progress)
 
@@ -273,7 +283,7 @@ def start_run(
 def resume_run(
     run_dir: Path | str,
     *,
-    backend_spec: str | None = None,
+    backend_spec: BackendSpec | None = None,
     options: RunOptions | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> RunResult:
@@ -289,8 +299,9 @@ def resume_run(
         concurrency=saved.concurrency, limit=saved.limit, timeout=saved.timeout, retries=saved.retries,
         label=manifest.label,
     )
-    spec = backend_spec or manifest.backend
-    if is_scrubbed(spec) and backend_spec is None:
+    if backend_spec == "":
+        backend_spec = None  # as if not given: the run's own
+    if backend_spec is None and is_scrubbed(manifest.backend):
         raise UsageError("the saved backend spec had secrets removed; pass --backend again with --resume")
-    questions, backend = _prepare(dataset, spec, options)
+    questions, backend = _prepare(dataset, manifest.backend if backend_spec is None else backend_spec, options)
     return _execute(run_dir, manifest, backend, questions, options, on_progress)

@@ -103,7 +103,6 @@ __all__ = [
     "check_run",
     "faithfulness_samples",
     "judge_units",
-    "record_gates_file",
     "score_run",
 ]
 
@@ -185,6 +184,7 @@ def score_run(
     workers: int | None = None,
     parquet: bool = False,
     shard_size: int = SHARD_SIZE,
+    gates: Path | str | None = None,
 ) -> ScoreResult:
     """Score a run folder.
 
@@ -195,7 +195,9 @@ def score_run(
     workers: processes scoring shards in parallel (default: the cores available; a judge object
     or callable that cannot be pickled keeps the work in this process). parquet: also write
     per_question.parquet (pyarrow, and the pandas it imports, add about 75 MB to each process:
-    asked for, never automatic, so a run's memory does not jump with its size)
+    asked for, never automatic, so a run's memory does not jump with its size). gates: the gates
+    file that will gate this run (`citeval eval`), recorded with its sha256 in the provenance, so
+    scores.json is written once
     """
     run_dir = Path(run_dir)
     _check_sizes(workers, shard_size)
@@ -230,7 +232,7 @@ def score_run(
         _check_unscored_answers(answers_path, unused)
         outputs.close_table()
         staging.close_files()  # judge agreement reads the new judgments.jsonl
-        scores = _scores(totals, feed, labels, judge, faithfulness, manifest, seed, staging, run)
+        scores = _scores(totals, feed, labels, judge, faithfulness, manifest, seed, staging, run, gates)
         staging.write_json(SCORES, scores.to_json())
         staging.commit(remove=() if parquet else (PER_QUESTION_PARQUET,))
     return ScoreResult(run_dir, scores, workers if pool_settings is not None else 1)
@@ -588,6 +590,7 @@ def _scores(
     seed: int,
     staging: _Staging,
     run: RunFolder,
+    gates: Path | str | None = None,
 ) -> Scores:
     body = build_scores(totals.columns, seed)
     extra: dict[str, Any] = {}
@@ -616,7 +619,8 @@ def _scores(
         "seed": seed,
         "n_unanswered": feed.unanswered,
     }
-    return body.model_copy(update={**header, **extra, "provenance": provenance(judge=judge, seed=seed)})
+    record = provenance(judge=judge, seed=seed, gates_file=gates)
+    return body.model_copy(update={**header, **extra, "provenance": record})
 
 
 def _say_judge_failed(scores: Scores, judge: SupportJudge, usage: JudgeUsage | None) -> None:
@@ -703,15 +707,3 @@ class _Staging:
         for handle in self.handles.values():
             handle.close()
         shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def record_gates_file(run_dir: Path | str, gates_file: Path | str) -> Scores:
-    """Add the gates file (path and sha256) that gated this run to its scores.json provenance."""
-    run = RunFolder(run_dir)
-    scores = run.scores
-    record = scores.provenance or provenance()
-    gated = provenance(gates_file=gates_file)
-    record.gates_file, record.gates_sha256 = gated.gates_file, gated.gates_sha256
-    scores.provenance = record
-    write_json_atomic(run.file(SCORES), scores.to_json())
-    return scores

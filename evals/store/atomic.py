@@ -30,7 +30,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -337,10 +337,17 @@ def swap_in(stage: Path | str, target: Path | str, *, existing: Existing = "repl
 
 
 @contextlib.contextmanager
-def staged_folder(target: Path | str, *, existing: Existing = "replace", point: str | None = None) -> Iterator[Path]:
+def staged_folder(
+    target: Path | str,
+    *,
+    existing: Existing = "replace",
+    point: str | None = None,
+    on_failure: Callable[[], None] | None = None,
+) -> Iterator[Path]:
     """A fresh staging sibling of target to fill in the `with` block; on a clean exit it is swapped
     in (`swap_in`, with `existing`), after the crash point `point`; on an exception target is left
-    untouched. The staging folder, and any a killed earlier attempt left, is removed either way."""
+    untouched and `on_failure` runs (to take back what was moved into the stage). The staging
+    folder, and any a killed earlier attempt left, is removed either way."""
     target = Path(target)
     parent = target.parent
     parent.mkdir(parents=True, exist_ok=True)
@@ -351,16 +358,38 @@ def staged_folder(target: Path | str, *, existing: Existing = "replace", point: 
         if point:
             crash_point(point)
         swap_in(stage, target, existing=existing)
+    except BaseException:
+        if on_failure is not None:
+            on_failure()
+        raise
     finally:
         shutil.rmtree(stage, ignore_errors=True)
 
 
-def make_folder_with(folder: Path | str, files: dict[str, bytes], *, point: str | None = None) -> Path:
-    """Create `folder` holding `files` in one rename; a UsageError when it exists already."""
+def make_folder_with(
+    folder: Path | str,
+    files: dict[str, bytes],
+    *,
+    point: str | None = None,
+    move_in: Mapping[str, Path] | None = None,
+) -> Path:
+    """Create `folder` holding `files` in one rename; a UsageError when it exists already.
+    `move_in` names folders (name inside `folder` → where it is now) that move into it in the
+    same rename, and move back when the folder cannot be made."""
     folder = Path(folder)
     if folder.exists():
         raise UsageError(f"{folder} exists already")
-    with staged_folder(folder, existing="refuse", point=point) as stage:
+    moved: list[tuple[Path, Path]] = []
+
+    def move_back() -> None:
+        for inside, source in moved:
+            if inside.exists():
+                os.replace(inside, source)
+
+    with staged_folder(folder, existing="refuse", point=point, on_failure=move_back) as stage:
         for name, data in files.items():
             write_bytes_atomic(stage / name, data)
+        for name, source in (move_in or {}).items():
+            os.replace(source, stage / name)
+            moved.append((stage / name, Path(source)))
     return folder

@@ -105,6 +105,16 @@ def read_json_object(path: Path | str, missing: str = "file not found") -> dict[
     return doc
 
 
+def read_document(path: Path | str, model: type[M], missing: str = "file not found") -> M:
+    """One JSON document validated by its contract model (agreement.json, probe.json …); a missing,
+    broken or invalid file is a DataError naming it (and the line of broken JSON, or the field)."""
+    obj = read_json_object(path, missing)
+    try:
+        return model.model_validate(obj)
+    except ValidationError as exc:
+        raise validation_errors(path, None, exc)[0] from None
+
+
 def dump_line(record: BaseModel | dict[str, Any]) -> str:
     if isinstance(record, BaseModel):
         return record.model_dump_json(exclude_none=True, by_alias=True) + "\n"

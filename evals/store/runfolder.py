@@ -9,9 +9,10 @@
     scores.json         Scores                 written by `score`
     score.complete      the score set's marker written by `score` (ScoreSet, below)
     judge_cache.jsonl   LLM verdicts           grown by `score --judge llm`
-    agreement.json      AgreementReport JSON   written by `agree`
+    agreement.json      AgreementDocument      written by `agree`
     junit.xml           gate outcomes          written by `gate --junit` / `eval`
-    probe.json, probe_cases.jsonl, probe_dataset/   written by `probe`
+    probe.json          ProbeDocument          written by `probe` (with probe_cases.jsonl, and probe_dataset/:
+                                               the questions it asked and its ProbeRequest)
 
 plus the dataset the manifest points to (questions in any supported format, the registry).
 These names are spelled here only; every other module imports them. Every file is read on
@@ -38,14 +39,24 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from evals.contract.agreement import AgreementDocument
 from evals.contract.models import Answer, Finding, Judgment, Question, RunManifest
 from evals.contract.precedence import grain_problem
+from evals.contract.probe import ProbeDocument
 from evals.contract.scores import QuestionScore, Scores
 from evals.data.registry import Registry
 from evals.errors import CitevalError, DataError
 from evals.store.answers import answers_sha256, iter_answers, read_answers, repair_answers
 from evals.store.atomic import crash_point, write_json
-from evals.store.jsonl import load_questions, questions_file, read_json_object, read_jsonl, validation_errors
+from evals.store.jsonl import (
+    M,
+    load_questions,
+    questions_file,
+    read_document,
+    read_json_object,
+    read_jsonl,
+    validation_errors,
+)
 from evals.store.reading import read_json, try_read_json
 
 MANIFEST = "manifest.json"
@@ -56,6 +67,10 @@ PER_QUESTION = "per_question.jsonl"
 PER_QUESTION_PARQUET = "per_question.parquet"
 SCORES = "scores.json"
 AGREEMENT = "agreement.json"
+PROBE_JSON = "probe.json"
+PROBE_CASES = "probe_cases.jsonl"
+PROBE_DATASET = "probe_dataset"
+PROBE_REQUEST = "probe_request.json"  # inside PROBE_DATASET
 JUDGE_CACHE = "judge_cache.jsonl"
 JUNIT = "junit.xml"
 SCORE_MARKER = "score.complete"
@@ -76,6 +91,7 @@ __all__ = [
     "PROBE_CASES",
     "PROBE_DATASET",
     "PROBE_JSON",
+    "PROBE_REQUEST",
     "SCORES",
     "SCORE_MARKER",
     "DatasetCache",
@@ -84,6 +100,8 @@ __all__ = [
     "iter_answers",
     "iter_judgments",
     "load_manifest",
+    "read_agreement",
+    "read_probe",
     "read_answers",
     "recorded",
     "recorded_run_id",
@@ -105,6 +123,28 @@ def load_manifest(run_dir: Path | str) -> RunManifest:
         return RunManifest.model_validate(obj)
     except ValidationError as exc:
         raise validation_errors(path, None, exc)[0] from None
+
+
+def _document(path: Path, model: type[M], top: str, shape: str) -> M:
+    """A document whose `top` key must hold an object: anything else is another file, said so."""
+    obj = read_json_object(path)
+    if not isinstance(obj.get(top), dict):
+        raise DataError(path, None, f"not {shape}", top)
+    return read_document(path, model)
+
+
+def read_agreement(path: Path | str) -> AgreementDocument:
+    """An agreement.json (`citeval agree` writes one into a run, or where --out says), validated."""
+    return _document(
+        Path(path), AgreementDocument, "fields", 'an agreement.json: expected {"fields": {<field>: {...}}}'
+    )
+
+
+def read_probe(path: Path | str) -> ProbeDocument:
+    """A probe.json (`citeval probe` writes one into its run folder), validated."""
+    return _document(
+        Path(path), ProbeDocument, "kinds", 'a probe.json: expected {"kinds": {<kind>: {...}}, "verdict": ...}'
+    )
 
 
 def recorded(run_dir: Path | str, *keys: str) -> Any:
@@ -428,11 +468,17 @@ class RunFolder:
         return Scores.read(self.file(SCORES))
 
     @cached_property
-    def agreement(self) -> dict[str, Any] | None:
+    def agreement(self) -> AgreementDocument | None:
         """agreement.json as written by `citeval agree`, or None before the first agree."""
-        return read_json_object(self.file(AGREEMENT)) if self.has(AGREEMENT) else None
+        return read_agreement(self.file(AGREEMENT)) if self.has(AGREEMENT) else None
+
+    @cached_property
+    def probe(self) -> ProbeDocument | None:
+        """probe.json as written by `citeval probe`, or None when the run is not a probe."""
+        return read_probe(self.file(PROBE_JSON)) if self.file(PROBE_JSON).is_file() else None
 
     def forget(self, *names: str) -> None:
         """Drop loaded attributes (after a stage rewrote their files), all when none is named."""
-        for name in names or ("manifest", "answers", "judgments", "findings", "per_question", "scores", "agreement"):
+        every = ("manifest", "answers", "judgments", "findings", "per_question", "scores", "agreement", "probe")
+        for name in names or every:
             self.__dict__.pop(name, None)

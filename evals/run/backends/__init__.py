@@ -1,23 +1,39 @@
 """Answer backends addressed by SPEC strings (DESIGN 7): reference, replay:PATH, http:URL,
-python:module:function, faults:KIND[,KIND]:SPEC."""
+python:module:function, faults:KIND[,KIND]:SPEC — or, from Python, a backend object or a callable
+(what a `python:` SPEC names)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from evals.data.registry import Registry
 from evals.errors import UsageError
 from evals.run.backends.anthropic import AnthropicFormatError, anthropic_to_answer
 from evals.run.backends.base import Backend, BaseBackend, error_answer, request_payload
 from evals.run.backends.http import HttpBackend
-from evals.run.backends.python_callable import PythonBackend
+from evals.run.backends.python_callable import PythonBackend, callable_spec
 from evals.run.backends.reference import ReferenceBackend
 from evals.run.backends.replay import ReplayBackend, load_replay
 from evals.store.secrets import scrub_spec as redact_spec  # the SPEC as a run folder may keep it
 
+# What a run may be asked with: a SPEC string, a backend object, or a callable taking the request
+# payload (a python: backend without the module path).
+BackendSpec = str | BaseBackend | Callable[..., Any]
+
+
+def spec_text(spec: BackendSpec) -> str:
+    """The SPEC string a run records for what it was given (a callable: python:<module>:<qualname>)."""
+    if isinstance(spec, str):
+        return spec
+    if isinstance(spec, BaseBackend):
+        return spec.name
+    return callable_spec(spec)
+
 
 def make_backend(
-    spec: str,
+    spec: BackendSpec,
     registry: Registry | None = None,
     *,
     timeout: float = 60.0,
@@ -25,7 +41,14 @@ def make_backend(
     concurrency: int = 8,
     dataset: Path | None = None,
 ) -> BaseBackend:
-    """Build the backend a SPEC names; raises UsageError for an unknown or malformed SPEC."""
+    """Build the backend a SPEC names (a backend object is used as given, a callable becomes a
+    python backend); raises UsageError for an unknown or malformed SPEC."""
+    if isinstance(spec, BaseBackend):
+        return spec
+    if not isinstance(spec, str):
+        if not callable(spec):
+            raise UsageError(f"a backend is a SPEC string, a backend object or a callable, not {type(spec).__name__}")
+        return PythonBackend(spec, timeout=timeout, concurrency=concurrency)
     kind, _, rest = spec.partition(":")
     if kind == "reference":
         if registry is None:
@@ -61,6 +84,7 @@ def make_backend(
 __all__ = [
     "AnthropicFormatError",
     "Backend",
+    "BackendSpec",
     "BaseBackend",
     "HttpBackend",
     "PythonBackend",
@@ -72,4 +96,5 @@ __all__ = [
     "make_backend",
     "redact_spec",
     "request_payload",
+    "spec_text",
 ]

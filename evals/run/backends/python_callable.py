@@ -1,4 +1,6 @@
-"""`python:module:function` — a sync or async callable taking the request payload.
+"""`python:module:function` — a sync or async callable taking the request payload (or the
+callable itself, from Python: `evals.evaluate(dataset, backend=my_function)`; the run records it
+as `python:<module>:<qualname>`).
 
 A sync callable runs in a thread of its own, at most `concurrency` at a time, and gets
 `timeout` seconds from the moment it starts (not from when it was queued). A call past its
@@ -29,6 +31,7 @@ from evals.run.backends.base import BaseBackend, error_answer, request_payload
 
 
 def load_callable(target: str) -> Callable[..., Any]:
+    """The callable `module:name` names; the name may be dotted (`module:Class.method`)."""
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
         raise UsageError(f"python backend needs module:function, got {target!r}")
@@ -38,10 +41,19 @@ def load_callable(target: str) -> Callable[..., Any]:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise UsageError(f"cannot import module {module_name!r}: {exc}") from None
-    func = getattr(module, attr, None)
+    func: Any = module
+    for part in attr.split("."):
+        func = getattr(func, part, None)
     if not callable(func):
         raise UsageError(f"{module_name!r} has no callable {attr!r}")
     return func
+
+
+def callable_spec(func: Callable[..., Any]) -> str:
+    """The SPEC a run records for a callable given from Python: `python:<module>:<qualname>`
+    (what `--resume` loads again; a function defined inside another cannot be, and says so then)."""
+    named = func if hasattr(func, "__qualname__") else type(func)
+    return f"python:{getattr(named, '__module__', None) or '__main__'}:{named.__qualname__}"
 
 
 class CallTimedOut(Exception):
@@ -118,10 +130,20 @@ class ThreadCalls:
 
 class PythonBackend(BaseBackend):
     def __init__(
-        self, target: str, *, timeout: float = 60.0, concurrency: int = 8, max_hung: int | None = None
+        self,
+        target: str | Callable[..., Any],
+        *,
+        timeout: float = 60.0,
+        concurrency: int = 8,
+        max_hung: int | None = None,
     ) -> None:
-        self.name = f"python:{target}"
-        self._func = load_callable(target)
+        """target: `module:function`, or the callable itself."""
+        if isinstance(target, str):
+            self.name = f"python:{target}"
+            self._func = load_callable(target)
+        else:
+            self.name = callable_spec(target)
+            self._func = target
         self.timeout = timeout
         self._threads = ThreadCalls(concurrency, timeout, max_hung if max_hung is not None else max(8, concurrency))
 
