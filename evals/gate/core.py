@@ -9,6 +9,7 @@ the verdict and its JUnit / Markdown forms. This module ties them to run folders
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evals.gate.absolute import evaluate
 from evals.gate.baseline import PairedRuns, evaluate_baseline, without_baseline
@@ -28,6 +29,9 @@ from evals.gate.result import BaselineInfo, BaselineOutcome, GateResult, RuleOut
 from evals.gate.spec import COMPARE_MODES, DEFAULT_ALPHA, DEFAULT_MIN_SHARED
 from evals.store.atomic import write_text
 from evals.store.runfolder import RunFolder
+
+if TYPE_CHECKING:
+    from evals.gate.probe import ProbeGateResult
 
 __all__ = [
     "COMPARE_MODES",
@@ -50,6 +54,7 @@ __all__ = [
     "gate_keys",
     "load_gates",
     "run_gate",
+    "run_gates_file",
 ]
 
 
@@ -112,3 +117,20 @@ def run_gate(
     if summary is not None:
         _write_text_atomic(Path(summary), result.to_markdown())
     return result
+
+
+def run_gates_file(
+    run_dir: Path | str,
+    gates: Path | str | None = None,
+    *,
+    baseline: Path | str | None = None,
+    junit: Path | str | None = None,
+    summary: Path | str | None = None,
+) -> GateResult | ProbeGateResult:
+    """`citeval gate`: a gates file with only a [probe] table judges the probe run's probe.json;
+    any other (or none: the shipped one) gates the run's scores."""
+    from evals.gate.probe import gate_probe_run, is_probe_only_gates
+
+    if gates is not None and is_probe_only_gates(gates):
+        return gate_probe_run(run_dir, gates, baseline=baseline, junit=junit, summary=summary)
+    return run_gate(run_dir, gates, baseline=baseline, junit=junit, summary=summary)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.errors import DataError
-from evals.probe.core import PROBE_CASES, PROBE_JSON
+from evals.probe.core import PROBE_CASES, PROBE_JSON, ProbeResult
 from evals.probe.generate import PROBE_KINDS
 from evals.store.jsonl import iter_json_lines
 
@@ -164,3 +164,9 @@ def probe_report_html(run_dir: Path | str) -> str | None:
     if loaded is None:
         return None
     return probe_section_html(*loaded)
+
+
+def probe_text(result: ProbeResult) -> str:
+    """What `citeval probe` prints: the run folder and its question count, then the table."""
+    table = probe_markdown(result.document, [c.to_json() for c in result.cases])
+    return f"{result.run_dir}: {len(result.cases)} probe question(s)\n{table}\n"
