@@ -1,8 +1,7 @@
-"""The typer app: the command groups' modules registered in the order `citeval --help` lists them.
+"""The typer app: the command groups' modules, registered in the order `citeval --help` lists them.
 
-Each command parses its options, makes one library call, and turns citeval's own exceptions
-into a one-line message and an exit code (DESIGN 7: 0 ok, 1 gate failed, 2 bad input,
-3 backend or service failure).
+Each command parses its options, makes one library call, and maps the library's exceptions to a
+one-line message and an exit code (citeval_cli.common; DESIGN 7).
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from typing import Annotated
 import typer
 
 import evals
-from citeval_cli import data, gate, label, quotes, report, run, score
+from citeval_cli import data, gate, label, quotes, report, run, schema, score
 
 app = typer.Typer(
     name="citeval",
@@ -38,14 +37,26 @@ for name, command in (
     ("init", data.init),
     ("report", report.report),
     ("compare", report.compare),
+    ("schema", schema.schema),
 ):
     app.command(name)(command)
 
 
-@app.callback()
-def main(
-    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
-) -> None:
-    if version:
+def _print_version(value: bool) -> None:
+    if value:
         typer.echo(f"citeval {evals.__version__}")
         raise typer.Exit(0)
+
+
+@app.callback(invoke_without_command=True)
+def main(
+    ctx: typer.Context,
+    version: Annotated[
+        bool,
+        typer.Option("--version", is_eager=True, callback=_print_version, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    # `citeval --version` needs no command; nothing at all still shows the help (no_args_is_help)
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+        raise typer.Exit(2)

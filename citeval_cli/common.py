@@ -1,13 +1,22 @@
-"""What every command shares: the option types, the error mapping, the progress bar and the
-output helpers (a result as --format asks)."""
+"""What every command shares: the option types, the error mapping (DESIGN 7 exit codes), the
+progress bar and the output helpers (a result as --format asks).
+
+Exit codes: 0 ok · 1 a gate failed or a probe verdict is below its bound (the commands' own) ·
+2 bad input or usage · 3 backend or service failure · 4 internal error (a bug: one line naming
+the log file that holds the traceback) · 130 interrupted.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import sys
-from collections.abc import Callable
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Iterable, Iterator
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -17,6 +26,10 @@ import typer
 
 import evals
 from evals.errors import CitevalError
+from evals.run.settings import PRICES_ENV, REFUSAL_PATTERNS_ENV, spec_forms
+
+EXIT_INTERNAL = 4  # a bug in citeval, never a verdict on the system under test
+EXIT_INTERRUPTED = 130
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -26,9 +39,21 @@ class OutputFormat(str, Enum):
     json = "json"
 
 
+class JudgeName(str, Enum):
+    """Support judges of `score` and `eval` (none: checks only)."""
+
+    offline = "offline"
+    llm = "llm"
+    none = "none"
+
+
 # Options shared by several commands.
 FormatOpt = Annotated[OutputFormat, typer.Option("--format", help="text or json.")]
-BackendOpt = Annotated[str, typer.Option(help="reference, replay:PATH, http:URL, python:mod:fn, faults:KIND:SPEC.")]
+BackendOpt = Annotated[str, typer.Option(help=f"Backend SPEC: {spec_forms()}.")]
+ResumableBackendOpt = Annotated[
+    str | None, typer.Option("--backend", help=f"Backend SPEC: {spec_forms()} (default: reference; with --resume: "
+                             "the run's own).")
+]
 OutOpt = Annotated[Path, typer.Option(help="Folder that holds run folders.")]
 RunIdOpt = Annotated[str | None, typer.Option(help="Name of the run folder (default: time + backend).")]
 LabelOpt = Annotated[str | None, typer.Option(help="Variant label, to group runs in reports.")]
@@ -36,7 +61,21 @@ ConcurrencyOpt = Annotated[int, typer.Option(min=1, help="Questions in flight at
 LimitOpt = Annotated[int | None, typer.Option(min=1, help="Only the first N questions.")]
 TimeoutOpt = Annotated[float, typer.Option(min=0.1, help="Seconds per backend request.")]
 RetriesOpt = Annotated[int, typer.Option(min=0, help="Retries of a failed request (http).")]
-JudgeOpt = Annotated[str, typer.Option("--judge", help="Support judge: offline, llm or none.")]
+PricesOpt = Annotated[
+    Path | None, typer.Option(
+        "--prices", envvar=PRICES_ENV, show_envvar=True,
+        help="Price table (JSON) overriding the shipped one for replayed Anthropic answers' cost; recorded in "
+        "the manifest.",
+    ),
+]
+RefusalPatternsOpt = Annotated[
+    Path | None, typer.Option(
+        "--refusal-patterns", envvar=REFUSAL_PATTERNS_ENV, show_envvar=True,
+        help="Regular expressions (one a line) replacing the shipped refusal patterns of replayed Anthropic "
+        "answers; recorded in the manifest.",
+    ),
+]
+JudgeOpt = Annotated[JudgeName, typer.Option("--judge", help="Support judge: offline, llm or none (checks only).")]
 LlmUrlOpt = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (…/v1), or Anthropic's.")]
 LlmModelOpt = Annotated[str | None, typer.Option(help="Model for --judge llm and --ragas.")]
 LlmProviderOpt = Annotated[str, typer.Option(help="openai (any compatible endpoint) or anthropic.")]
@@ -47,13 +86,62 @@ GatesOpt = Annotated[
 ]
 
 
+# --- output ------------------------------------------------------------------------------------
+
+
+def _drop_stdout() -> None:
+    """The reader of stdout went away (`citeval … | head`): point stdout at /dev/null, so the rest
+    of the output and the flush at exit vanish quietly and the command ends with its own code."""
+    with contextlib.suppress(OSError, ValueError):  # no file descriptor (an in-process runner's stream)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+@contextlib.contextmanager
+def stdout_guard() -> Iterator[None]:
+    """Around every write to stdout: a closed pipe ends the output, not the command."""
+    try:
+        yield
+    except BrokenPipeError:
+        _drop_stdout()
+
+
+def say(text: str = "", *, nl: bool = True) -> None:
+    """Write to stdout."""
+    with stdout_guard():
+        typer.echo(text, nl=nl)
+
+
+def note(lines: Iterable[str], prefix: str = "") -> None:
+    """Human notes on stderr (warnings, lines left out), whichever --format."""
+    for line in lines:
+        typer.echo(f"{prefix}{line}", err=True)
+
+
+def print_json(obj: Any) -> None:
+    say(json.dumps(obj, ensure_ascii=False, indent=2, default=str))
+
+
+def emit(output: OutputFormat, to_json: Callable[[], Any], to_text: Callable[[], str], nl: bool = False) -> None:
+    """A result on stdout as --format asks: its JSON document, or its text (only the one asked is built)."""
+    if output is OutputFormat.json:
+        print_json(to_json())
+    else:
+        say(to_text(), nl=nl)
+
+
+# --- errors ------------------------------------------------------------------------------------
+
+
 def _fail(message: str, code: int) -> None:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
 
 
 def handles_errors(func: F) -> F:
-    """Turn citeval's exceptions into `error: …` on stderr and the exit code they carry."""
+    """Turn exceptions into `error: …` on stderr and an exit code: citeval's own carry theirs (2 bad
+    input, 3 backend or service), a path that cannot be used is 2, anything else is a bug (4)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -62,35 +150,40 @@ def handles_errors(func: F) -> F:
         except CitevalError as exc:
             _fail(str(exc), exc.exit_code)
         except KeyboardInterrupt:
-            _fail("interrupted", 130)
+            _fail("interrupted", EXIT_INTERRUPTED)
         except (typer.Exit, typer.Abort, click.ClickException):
             raise
         except (PermissionError, FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
             if exc.filename is None:
-                _fail(_unexpected(exc), 1)
+                _fail(unexpected(exc), EXIT_INTERNAL)
             _fail(f"{exc.filename}: {exc.strerror}", 2)  # a path given that cannot be used
         except Exception as exc:  # noqa: BLE001 - a bug: one line for the user, the traceback in a log
-            _fail(_unexpected(exc), 1)
+            _fail(unexpected(exc), EXIT_INTERNAL)
+        finally:
+            with stdout_guard():
+                sys.stdout.flush()  # a pipe closed after the last write shows here, not at exit
 
     return wrapper  # type: ignore[return-value]
 
 
-def _unexpected(exc: BaseException) -> str:
+def unexpected(exc: BaseException) -> str:
     """One line naming the exception and the log file that holds its traceback."""
-    import tempfile
-    import time
-    import traceback
+    from evals.store.atomic import write_text
 
     folder = Path(os.environ.get("CITEVAL_LOG_DIR") or tempfile.gettempdir())
     log = folder / f"citeval-error-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}.log"
     first = (str(exc).splitlines() or [""])[0][:200]
+    trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     try:
-        log.write_text(f"citeval {evals.__version__}: {' '.join(sys.argv)}\n" + "".join(
-            traceback.format_exception(type(exc), exc, exc.__traceback__)), encoding="utf-8", errors="replace")
+        text = f"citeval {evals.__version__}: {' '.join(sys.argv)}\n{trace}"
+        write_text(log, text.encode("utf-8", "replace").decode("utf-8"))
         where = f"traceback in {log}"
     except OSError:
         where = "no log written"
     return f"unexpected {type(exc).__name__}: {first} (a bug in citeval; {where})"
+
+
+# --- progress ----------------------------------------------------------------------------------
 
 
 class ProgressBar:
@@ -132,19 +225,8 @@ class ProgressBar:
             self._bar.stop()
 
 
-def print_json(obj: Any) -> None:
-    typer.echo(json.dumps(obj, ensure_ascii=False, indent=2, default=str))
-
-
-def emit(output: OutputFormat, to_json: Callable[[], Any], to_text: Callable[[], str], nl: bool = False) -> None:
-    """A result on stdout as --format asks: its JSON document, or its text (only the one asked is built)."""
-    if output is OutputFormat.json:
-        print_json(to_json())
-    else:
-        typer.echo(to_text(), nl=nl)
-
-
 def llm_config(model: str | None, base_url: str | None, provider: str, key_env: str | None) -> Any:
+    """The LLM judge's endpoint from --llm-* (None without --llm-model)."""
     from evals.score.judges.llm import LlmConfig
 
     if not model:

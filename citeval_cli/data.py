@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 import evals
-from citeval_cli.common import FormatOpt, OutputFormat, emit, handles_errors, print_json
+from citeval_cli.common import FormatOpt, OutputFormat, emit, handles_errors, note, print_json, say
 
 data_app = typer.Typer(help="Check and build datasets.", no_args_is_help=True)
 
@@ -24,17 +24,10 @@ def data_validate(
     report = evals.validate_dataset(dataset)
     if output is OutputFormat.json:
         print_json(report.to_json(limit=limit))
-    elif report.ok:
-        for warning in report.warnings[:limit]:
-            typer.echo(f"warning: {warning}", err=True)
-        typer.echo(report.summary())
     else:
-        for problem in report.problems[:limit]:
-            typer.echo(str(problem), err=True)
-        hidden = len(report.problems) - limit
-        if hidden > 0:
-            typer.echo(f"… and {hidden} more problem(s)", err=True)
-        typer.echo(f"{dataset}: {len(report.problems)} problem(s)", err=True)
+        note(report.notes(limit))
+        if report.ok:
+            say(report.summary())
     if not report.ok:
         raise typer.Exit(2)
 
@@ -44,12 +37,12 @@ def data_validate(
 def data_ingest(
     sources: Annotated[Path, typer.Argument(help="Folder with manifest.toml and editions (Markdown, PDF, JSON).")],
     out: Annotated[Path, typer.Option("--out", help="Registry folder to write, e.g. DATASET/registry.")],
+    output: FormatOpt = OutputFormat.text,
 ) -> None:
     """Build a registry (documents, editions, chunks, texts) from Markdown, PDF or DoclingDocument sources."""
     result = evals.ingest(sources, out)
-    for version_id in result.without_pages:
-        typer.echo(f"warning: {version_id}: no page information (pages_known: false)", err=True)
-    typer.echo(f"{result.out}: {result.documents} documents, {result.editions} editions, {result.chunks} chunks")
+    note(result.warnings(), "warning: ")
+    emit(output, result.to_json, result.to_text)
 
 
 import_app = typer.Typer(
@@ -72,19 +65,8 @@ def data_import_anthropic(
     from evals.run.backends.prices import PriceTable
 
     report = import_anthropic_logs(logs, dataset, out, prices=PriceTable.load(prices))
-    if output is OutputFormat.json:
-        print_json(report.to_json())
-        return
-    summary = report.to_json()
-    for line in report.matcher_attached:
-        typer.echo(f"{line.source}: {line.question_id}: citations attached by matcher (flat citation list)")
-    for line in report.unmatched:
-        typer.echo(f"{line.source}: not imported: {line.reason}", err=True)
-    typer.echo(
-        f"{out}: {summary['written']} answer(s) ({summary['matched_by_id']} matched by id, "
-        f"{summary['matched_by_text']} by question text; {summary['lossless']} lossless, "
-        f"{len(summary['matcher_attached'])} matcher-attached); {len(report.unmatched)} line(s) not imported"
-    )
+    note(report.notes())  # the lines left out, on stderr whichever --format
+    emit(output, report.to_json, report.to_text)
 
 
 PeerFileArg = Annotated[Path, typer.Argument(help="The peer tool's file.")]
@@ -122,7 +104,6 @@ for _kind, _doc in PEER_FORMATS.items():
     _add_peer_import(_kind, _doc)
 
 
-
 @handles_errors
 def init(
     folder: Annotated[Path, typer.Argument(help="New dataset folder to create.")],
@@ -130,8 +111,10 @@ def init(
         Path | None, typer.Option("--from-markdown", help="Build the registry from this folder (citeval data ingest).")
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Write into a folder that is not empty.")] = False,
+    output: FormatOpt = OutputFormat.text,
 ) -> None:
     """A skeleton dataset to fill in: registry, questions, replay answers, a commented gates file, a README."""
     from evals.ingest.init import init_dataset
 
-    typer.echo(init_dataset(folder, from_markdown=from_markdown, force=force).to_text(), nl=False)
+    result = init_dataset(folder, from_markdown=from_markdown, force=force)
+    emit(output, result.to_json, result.to_text)

@@ -25,12 +25,9 @@ def gate(
 ) -> None:
     """Apply the per-tier gates to a scored run (and the baseline rules against --baseline): exit 0 when
     every rule holds, 1 when one fails."""
-    from evals.gate.core import run_gate
-    from evals.gate.probe import gate_probe_run, is_probe_only_gates
+    from evals.gate.core import run_gates_file
 
-    # a gates file with only a [probe] table judges the probe run's probe.json
-    run = gate_probe_run if is_probe_only_gates(gates) else run_gate
-    result = run(run_dir, gates, baseline=baseline, junit=junit, summary=summary)
+    result = run_gates_file(run_dir, gates, baseline=baseline, junit=junit, summary=summary)
     emit(output, result.to_json, result.to_text)
     raise typer.Exit(result.exit_code)
 
@@ -39,8 +36,10 @@ def gate(
 def bundle(
     run_dir: Annotated[Path, typer.Argument(help="Scored run folder.")],
     out: Annotated[Path, typer.Option("--out", help="Bundle to write, e.g. run.tar.gz.")],
+    output: FormatOpt = OutputFormat.text,
 ) -> None:
     """Pack a scored run into one portable .tar.gz (no secrets) for `citeval gate --baseline`."""
     from evals.store.bundle import write_bundle
 
-    typer.echo(write_bundle(run_dir, out).to_text(), nl=False)
+    result = write_bundle(run_dir, out)
+    emit(output, result.to_json, result.to_text)

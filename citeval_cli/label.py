@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-import evals
 from citeval_cli.common import FormatOpt, OutputFormat, emit, handles_errors
 from evals.stats.bootstrap import RESAMPLES, SEED
 
@@ -44,27 +43,17 @@ def label_push(
     matcher: Annotated[
         str | None, typer.Option(help="With --kind quotes: show this matcher's places as predictions (default: blind).")
     ] = None,
+    output: FormatOpt = OutputFormat.text,
 ) -> None:
     """Create or update the review project: one task per answer, no duplicates (LABEL_STUDIO_URL / _API_KEY).
     With --kind quotes, RUN_DIR is a quotes file and each citation is a task: raters mark its place."""
-    from evals import label as labels
-    from evals.label import quotes as quote_labels
+    from evals.label.round import push_round
 
-    quotes = kind is LabelKind.quotes
-    if to_file is not None:
-        if quotes:
-            count = quote_labels.write_quote_tasks_file(run_dir, to_file, lang=lang.value, matcher=matcher)
-        else:
-            count = labels.write_tasks_file(run_dir, to_file, predictions=predictions, lang=lang.value)
-        typer.echo(f"{to_file}: {count} task(s) in Label Studio import format")
-        return
-    if not project:
-        raise evals.UsageError("give --project TITLE (or --to-file tasks.json)")
-    if quotes:
-        result = quote_labels.push_quotes(run_dir, project, lang=lang.value, matcher=matcher, batch_size=batch_size)
-    else:
-        result = labels.push(run_dir, project, predictions=predictions, lang=lang.value, batch_size=batch_size)
-    typer.echo(result.summary())
+    result = push_round(
+        run_dir, kind=kind.value, project=project, to_file=to_file, predictions=predictions, lang=lang.value,
+        batch_size=batch_size, matcher=matcher,
+    )
+    emit(output, result.to_json, result.summary, nl=True)
 
 
 @label_app.command("pull")
@@ -102,31 +91,13 @@ def label_pull(
 ) -> None:
     """Append the raters' labels as judgments; report per rater what is done and still missing.
     With --kind quotes, RUN_DIR is the quotes file that was pushed; --out gets it back with gold."""
-    from evals import label as labels
+    from evals.label.round import pull_round
 
-    rater_flags = labels.parse_rater_flags(rater or [])
-    if kind is LabelKind.quotes:
-        from evals.label.quotes import pull_quotes
-
-        if any(not key.isdigit() for key in rater_flags):
-            raise evals.UsageError("--rater annotation:ID=EMAIL is for --kind run; quotes take --rater ID=EMAIL")
-        raters = {int(key): email for key, email in rater_flags.items()}
-
-        if out is None:
-            raise evals.UsageError("give --out QUOTES.jsonl: the quotes file with the raters' gold")
-        quote_report = pull_quotes(
-            run_dir, out, project, from_file=from_file, raters=raters, gold_rater=gold_rater
-        )
-        emit(output, quote_report.to_json, quote_report.summary, nl=True)
-        return
-    report = labels.pull(
-        run_dir, project, from_file=from_file, rater_flags=rater_flags, anonymous_raters=anonymous_raters,
-        count_predictions=count_predictions,
+    report = pull_round(
+        run_dir, kind=kind.value, project=project, from_file=from_file, raters=rater or [],
+        anonymous_raters=anonymous_raters, count_predictions=count_predictions, out=out, gold_rater=gold_rater,
     )
     emit(output, report.to_json, report.summary, nl=True)
-
-
-# --- gate, report, compare (DESIGN 7) ------------------------------------------------------
 
 
 @handles_errors

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from citeval_cli.common import FormatOpt, OutputFormat, handles_errors, print_json
+from citeval_cli.common import FormatOpt, OutputFormat, handles_errors, print_json, say, stdout_guard
 
 quotes_app = typer.Typer(help="Verbatim quotes: which matcher places each cited quote best.", no_args_is_help=True)
 
@@ -38,7 +38,8 @@ def quotes_eval(
     else:
         from rich.console import Console
 
-        Console(width=200 if not sys.stdout.isatty() else None).print(*summary_tables(doc))
+        with stdout_guard():
+            Console(width=200 if not sys.stdout.isatty() else None).print(*summary_tables(doc))
 
 
 class QuoteStyle(str, Enum):
@@ -75,7 +76,7 @@ def quotes_inject(
     if output is OutputFormat.json:
         print_json(report.summary())
     else:
-        typer.echo(f"{out}: " + report.to_text(), nl=False)
+        say(f"{out}: " + report.to_text(), nl=False)
 
 
 @quotes_app.command("logs")
@@ -98,6 +99,6 @@ def quotes_logs(
     if output is OutputFormat.json:
         print_json({**report.to_json(), "exported": written})
     else:
-        typer.echo(report.to_text(), nl=False)
+        say(report.to_text(), nl=False)
         if export is not None:
-            typer.echo(f"{export}: {written} answer(s) for review (`citeval label push --kind quotes`)")
+            say(f"{export}: {written} answer(s) for review (`citeval label push --kind quotes`)")

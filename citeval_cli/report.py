@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 import evals
-from citeval_cli.common import FormatOpt, GatesOpt, OutputFormat, emit, handles_errors
+from citeval_cli.common import FormatOpt, GatesOpt, OutputFormat, emit, handles_errors, note
 
 
 @handles_errors
@@ -28,6 +28,7 @@ def report(
     baseline: Annotated[
         str | None, typer.Option(help="Run id or label the others are compared with (default: the oldest run).")
     ] = None,
+    output: FormatOpt = OutputFormat.text,
 ) -> None:
     """One self-contained HTML report (gate, tiers, findings, worst questions); several runs are compared."""
     from evals.report.render import render_report, render_weekly
@@ -40,13 +41,8 @@ def report(
         raise evals.UsageError("give at least one RUN_DIR (or --weekly RUNS_ROOT)")
     else:
         result = render_report(run_dirs, out, gates=gates, baseline=baseline)
-    for note in result.notes:
-        typer.echo(f"note: {note}", err=True)
-    failing = [run_id for run_id, g in result.gates.items() if not g.passed]
-    gate_line = f"gate failed for {', '.join(failing)}" if failing else "every run passes the gate"
-    if result.quote_sections:
-        gate_line += f"; {result.quote_sections} verbatim-quotes section(s)"
-    typer.echo(f"{result.path}: {len(result.runs)} run(s), {len(result.comparisons)} comparison(s); {gate_line}")
+    note(result.notes, "note: ")
+    emit(output, result.to_json, result.to_text)
 
 
 @handles_errors

@@ -13,6 +13,7 @@ from citeval_cli.common import (
     ConcurrencyOpt,
     FormatOpt,
     GatesOpt,
+    JudgeName,
     JudgeOpt,
     LabelOpt,
     LimitOpt,
@@ -22,23 +23,24 @@ from citeval_cli.common import (
     LlmUrlOpt,
     OutOpt,
     OutputFormat,
+    PricesOpt,
     ProgressBar,
     RagasOpt,
+    RefusalPatternsOpt,
+    ResumableBackendOpt,
     RetriesOpt,
     RunIdOpt,
     TimeoutOpt,
+    emit,
     handles_errors,
     llm_config,
-    print_json,
 )
 
 
 @handles_errors
 def run(
     dataset: Annotated[Path | None, typer.Argument(help="Dataset folder.")] = None,
-    backend: Annotated[
-        str | None, typer.Option(help="Backend SPEC (default: reference; with --resume: the run's own).")
-    ] = None,
+    backend: ResumableBackendOpt = None,
     out: OutOpt = Path("runs"),
     run_id: RunIdOpt = None,
     label: LabelOpt = None,
@@ -47,19 +49,27 @@ def run(
     timeout: TimeoutOpt = 60.0,
     retries: RetriesOpt = 2,
     resume: Annotated[Path | None, typer.Option(help="Continue this run folder.")] = None,
+    prices: PricesOpt = None,
+    refusal_patterns: RefusalPatternsOpt = None,
+    output: FormatOpt = OutputFormat.text,
 ) -> None:
     """Replay a dataset's questions through a backend into runs/<run_id>/."""
-    options = evals.RunOptions(concurrency=concurrency, limit=limit, timeout=timeout, retries=retries, label=label)
+    options = evals.RunOptions(
+        concurrency=concurrency, limit=limit, timeout=timeout, retries=retries, label=label, prices=prices,
+        refusal_patterns=refusal_patterns,
+    )
     with ProgressBar() as progress:
         if resume is not None:
-            result = evals.resume_run(resume, backend_spec=backend, on_progress=progress)
+            result = evals.resume_run(
+                resume, backend_spec=backend, on_progress=progress, prices=prices, refusal_patterns=refusal_patterns
+            )
         elif dataset is None:
             raise evals.UsageError("give a DATASET (or --resume RUN_DIR)")
         else:
             result = evals.start_run(
                 dataset, backend or "reference", out=out, run_id=run_id, options=options, on_progress=progress
             )
-    typer.echo(result.to_text(), nl=False)
+    emit(output, result.to_json, result.to_text)
     _require_backend_answered(result)
 
 
@@ -72,13 +82,10 @@ def _require_backend_answered(result: Any) -> None:
         raise failure
 
 
-
 @handles_errors
 def probe(
     dataset: Annotated[Path | None, typer.Argument(help="Dataset folder to generate probe questions from.")] = None,
-    backend: Annotated[
-        str | None, typer.Option(help="Backend SPEC (default: reference; with --resume: the run's own).")
-    ] = None,
+    backend: ResumableBackendOpt = None,
     kinds: Annotated[
         str | None, typer.Option(help="Comma-separated kinds (default: all; see README 'Running the management test').")
     ] = None,
@@ -91,17 +98,25 @@ def probe(
     retries: RetriesOpt = 2,
     gates: GatesOpt = None,
     resume: Annotated[Path | None, typer.Option(help="Finish this interrupted probe run folder.")] = None,
+    prices: PricesOpt = None,
+    refusal_patterns: RefusalPatternsOpt = None,
     output: FormatOpt = OutputFormat.text,
 ) -> None:
     """Ask the system generated probe questions (DESIGN 10); exit 1 when a kind's decorative rate
     is above the gates file's [probe] bound, 3 when the backend failed."""
     from evals.probe.core import resume_probe, run_probe
-    from evals.probe.render import probe_markdown
+    from evals.probe.render import probe_text
 
-    options = evals.RunOptions(concurrency=concurrency, timeout=timeout, retries=retries, label=label)
+    options = evals.RunOptions(
+        concurrency=concurrency, timeout=timeout, retries=retries, label=label, prices=prices,
+        refusal_patterns=refusal_patterns,
+    )
     with ProgressBar() as progress:
         if resume is not None:
-            result = resume_probe(resume, backend_spec=backend, gates=gates, on_progress=progress)
+            result = resume_probe(
+                resume, backend_spec=backend, gates=gates, on_progress=progress, prices=prices,
+                refusal_patterns=refusal_patterns,
+            )
         elif dataset is None:
             raise evals.UsageError("give a DATASET (or --resume RUN_DIR)")
         else:
@@ -109,11 +124,7 @@ def probe(
                 dataset, backend or "reference", kinds=kinds, limit=limit, out=out, run_id=run_id, options=options,
                 gates=gates, on_progress=progress,
             )
-    if output is OutputFormat.json:
-        print_json(result.document)
-    else:
-        typer.echo(f"{result.run_dir}: {len(result.cases)} probe question(s)")
-        typer.echo(probe_markdown(result.document, [c.to_json() for c in result.cases]))
+    emit(output, lambda: result.document, lambda: probe_text(result))
     if result.errors:
         typer.echo(f"error: the backend failed on {result.errors} probe question(s); see {result.run_dir}", err=True)
     raise typer.Exit(result.exit_code)
@@ -126,7 +137,7 @@ def eval_(
     out: OutOpt = Path("runs"),
     run_id: RunIdOpt = None,
     label: LabelOpt = None,
-    judge: JudgeOpt = "offline",
+    judge: JudgeOpt = JudgeName.offline,
     llm_base_url: LlmUrlOpt = None,
     llm_model: LlmModelOpt = None,
     llm_provider: LlmProviderOpt = "openai",
@@ -140,16 +151,22 @@ def eval_(
     report_out: Annotated[
         Path | None, typer.Option("--report-out", help="HTML report to write (default: reports/<run_id>.html).")
     ] = None,
+    prices: PricesOpt = None,
+    refusal_patterns: RefusalPatternsOpt = None,
+    output: FormatOpt = OutputFormat.text,
 ) -> None:
     """Run + score + gate + report: the one command for CI and first use; exits with the gate's code."""
     from evals.evaluate import evaluate
 
-    options = evals.RunOptions(concurrency=concurrency, limit=limit, timeout=timeout, retries=retries, label=label)
+    options = evals.RunOptions(
+        concurrency=concurrency, limit=limit, timeout=timeout, retries=retries, label=label, prices=prices,
+        refusal_patterns=refusal_patterns,
+    )
     llm = llm_config(llm_model, llm_base_url, llm_provider, llm_key_env)
     with ProgressBar() as progress:
         result = evaluate(
-            dataset, backend, gates=gates, report=report_out, out=out, run_id=run_id, options=options, judge=judge,
-            llm=llm, ragas=ragas, on_progress=progress,
+            dataset, backend, gates=gates, report=report_out, out=out, run_id=run_id, options=options,
+            judge=judge.value, llm=llm, ragas=ragas, on_progress=progress,
         )
-    typer.echo(result.to_text(), nl=False)
+    emit(output, result.to_json, result.to_text)
     raise typer.Exit(result.exit_code)

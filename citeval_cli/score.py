@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,6 +11,7 @@ import typer
 import evals
 from citeval_cli.common import (
     FormatOpt,
+    JudgeName,
     JudgeOpt,
     LlmKeyOpt,
     LlmModelOpt,
@@ -21,7 +22,15 @@ from citeval_cli.common import (
     emit,
     handles_errors,
     llm_config,
+    say,
 )
+
+
+class PairsJudgeName(str, Enum):
+    """The judges `citeval judge` benchmarks (a pair always gets a verdict: no `none`)."""
+
+    offline = "offline"
+    llm = "llm"
 
 
 def _require_judged(judge: str, scores: Any, ragas: bool) -> None:
@@ -36,7 +45,7 @@ def _require_judged(judge: str, scores: Any, ragas: bool) -> None:
 @handles_errors
 def score(
     run_dir: Annotated[Path, typer.Argument(help="Run folder (runs/<run_id>).")],
-    judge: JudgeOpt = "offline",
+    judge: JudgeOpt = JudgeName.offline,
     llm_base_url: LlmUrlOpt = None,
     llm_model: LlmModelOpt = None,
     llm_provider: LlmProviderOpt = "openai",
@@ -53,9 +62,9 @@ def score(
 ) -> None:
     """Check citations, judge support and compute metrics for a saved run (never re-runs the backend)."""
     llm = llm_config(llm_model, llm_base_url, llm_provider, llm_key_env)
-    result = evals.score_run(run_dir, judge=judge, llm=llm, ragas=ragas, workers=workers, parquet=parquet)
+    result = evals.score_run(run_dir, judge=judge.value, llm=llm, ragas=ragas, workers=workers, parquet=parquet)
     emit(output, result.scores.to_json, result.to_text)
-    _require_judged(judge, result.scores, ragas)
+    _require_judged(judge.value, result.scores, ragas)
 
 
 @handles_errors
@@ -72,11 +81,12 @@ def selftest(
         raise typer.Exit(1)
 
 
-
 @handles_errors
 def judge(
     pairs: Annotated[Path, typer.Argument(help="JSONL: {pair_id, claim, evidence: [..], question?, label?} a line.")],
-    judge_name: Annotated[str, typer.Option("--judge", help="offline (default) or llm.")] = "offline",
+    judge_name: Annotated[
+        PairsJudgeName, typer.Option("--judge", help="Support judge: offline (default) or llm.")
+    ] = PairsJudgeName.offline,
     llm_base_url: LlmUrlOpt = None,
     llm_model: LlmModelOpt = None,
     llm_provider: LlmProviderOpt = "openai",
@@ -88,31 +98,17 @@ def judge(
 
     With a `label` on the pairs, agreement with those labels (accuracy, macro-F1, Cohen's κ) goes to stderr.
     """
-    from evals.score import judges
+    import json
 
-    items = judges.read_pairs(pairs)
-    config = llm_config(llm_model, llm_base_url, llm_provider, llm_key_env) if judge_name == "llm" else None
-    support_judge = judges.make_judge(judge_name, llm=config, cache_path=cache)
-    results = judges.judge_pairs(items, support_judge)
-    for line in judges.pair_lines(items, results):
-        if output is OutputFormat.json:
-            typer.echo(json.dumps(line, ensure_ascii=False))
-        else:
-            score_text = "-" if line["score"] is None else f"{line['score']:.2f}"
-            typer.echo(f"{line['pair_id']}\t{line['value']}\t{score_text}\t{line['reason']}")
-    summary: dict[str, Any] = {"pairs": len(items), "failed": sum(r.error is not None for r in results)}
-    agreement = judges.pair_agreement(items, results)
-    if agreement is not None:
-        summary["agreement"] = agreement
-    if isinstance(support_judge, judges.LlmJudge):
-        summary["usage"] = support_judge.usage.to_json()
+    from evals.score.judges.pairs import judge_pairs_file
+
+    llm = llm_config(llm_model, llm_base_url, llm_provider, llm_key_env) if judge_name is PairsJudgeName.llm else None
+    result = judge_pairs_file(pairs, judge_name.value, llm=llm, cache_path=cache)
     if output is OutputFormat.json:
-        typer.echo(json.dumps(summary, ensure_ascii=False), err=True)
-    elif agreement is not None:
-        for view in ("labels", "binary"):
-            stats = agreement[view]
-            typer.echo(f"agreement ({view}, n={stats['n']}): " + ", ".join(
-                f"{k} {'n/a' if stats[k]['value'] is None else format(stats[k]['value'], '.3f')}"
-                for k in ("accuracy", "macro_f1", "cohen_kappa")), err=True)
-    if items and summary["failed"] == len(items):
+        say(result.to_json_lines(), nl=False)  # DESIGN 7: a line a pair, not one document
+        typer.echo(json.dumps(result.summary(), ensure_ascii=False), err=True)
+    else:
+        say(result.to_text(), nl=False)
+        typer.echo(result.agreement_text(), err=True, nl=False)
+    if result.all_failed:
         raise typer.Exit(3)  # the judge's service failed on every pair
