@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evals.outside import backend_failure, judge_failure
 from evals.run.backends import BackendSpec
@@ -44,6 +44,16 @@ class EvalResult:
     def exit_code(self) -> int:
         """The gate's: 0 every rule holds, 1 one failed."""
         return self.gate.exit_code
+
+    def to_json(self) -> dict[str, Any]:
+        """`citeval eval --format json`: the run, its scores, the gate's verdict and the report's path."""
+        return {
+            "run": self.run.to_json(),
+            "scores": self.scored.scores.to_json(),
+            "gate": self.gate.to_json(),
+            "report": None if self.report is None else str(self.report.path),
+            "exit_code": self.exit_code,
+        }
 
     def to_text(self) -> str:
         """What `citeval eval` prints: the run line, the metrics table, the gate, the report path."""

@@ -26,7 +26,8 @@ def _source_copy(dest: Path) -> Path:
     dest.mkdir()
     for name in ("pyproject.toml", "README.md", "cli.py"):
         shutil.copy2(REPO / name, dest / name)
-    shutil.copytree(REPO / "evals", dest / "evals", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for package in ("evals", "citeval_cli"):
+        shutil.copytree(REPO / package, dest / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     return dest
 
 

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from cli import app
 from evals.errors import DataError
+from evals.gate.config import is_probe_only_gates
 from evals.gate.core import load_gates, run_gate
-from evals.gate.probe import is_probe_only_gates
 
 runner = CliRunner()
 

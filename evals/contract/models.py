@@ -371,6 +371,10 @@ class RunSettings(Record):
     python: str | None = None
     questions: int | None = None  # questions asked (after --limit)
     status: RunStatus | None = None
+    # settings files that change a replayed answer (--prices, --refusal-patterns or their environment
+    # variables), as absolute paths; absent: the shipped price table and refusal patterns
+    prices: str | None = None
+    refusal_patterns: str | None = None
 
     # Mapping-style reading and `{**options, key: value}`, for callers written against the former dict.
     def keys(self) -> list[str]:

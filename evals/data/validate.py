@@ -62,6 +62,18 @@ class ValidationReport:
             f"{self.chunks} chunks, {questions} questions ({by_tier}){warned}"
         )
 
+    def notes(self, limit: int = DEFAULT_LIMIT) -> list[str]:
+        """The lines for a person: the warnings of a valid dataset, or the problems (at most `limit`)
+        and their count."""
+        if self.ok:
+            return [f"warning: {warning}" for warning in self.warnings[:limit]]
+        lines = [str(problem) for problem in self.problems[:limit]]
+        hidden = len(self.problems) - limit
+        if hidden > 0:
+            lines.append(f"… and {hidden} more problem(s)")
+        lines.append(f"{self.dataset}: {len(self.problems)} problem(s)")
+        return lines
+
     def to_json(self, limit: int = DEFAULT_LIMIT) -> dict[str, Any]:
         return {
             "dataset": self.dataset,

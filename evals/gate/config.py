@@ -421,3 +421,14 @@ def load_probe_gates(path: Path | str | None = None) -> ProbeGates:
     """The [probe] bounds of a gates file (default: the shipped one), read by `load_gates` like the
     rest of the file; none when the file has no [probe] table."""
     return load_gates(path, allow_probe_only=True).probe
+
+
+def is_probe_only_gates(path: Path | str | None) -> bool:
+    """Whether the gates file holds a `[probe]` table and no rule on scores. An unreadable or
+    invalid file is not probe-only: `run_gate` reports what is wrong with it."""
+    if path is None:
+        return False
+    try:
+        return load_gates(path, allow_probe_only=True).probe_only
+    except DataError:
+        return False

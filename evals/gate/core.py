@@ -132,3 +132,5 @@ def run_gate(
     if summary is not None:
         _write_text_atomic(Path(summary), result.to_markdown())
     return result
+
+

@@ -87,6 +87,54 @@ class BaselineTierOptions(_Strict):
     significant: bool | None = None
 
 
+# --- the whole file, for `citeval schema gates` --------------------------------------------
+# The walker in config.py validates table by table with the models above; these compose the
+# same models into the file's shape, so its JSON Schema is generated, never written by hand.
+# A table's rules are its keys beyond its options: typed extras, additionalProperties in the schema.
+
+RiskTier = Literal["reference", "policy", "critical"]  # evals.contract.models.RISK_TIERS
+
+
+class SectionSpec(SectionOptions):
+    """[overall] or [tier.<risk tier>]: `compare` and rules `<metric or findings.CODE> = { min?, max? }`."""
+
+    model_config = ConfigDict(extra="allow", title="Section")
+    __pydantic_extra__: dict[str, RuleSpec] = Field(init=False)  # type: ignore[assignment]
+
+
+class BaselineTierSpec(BaselineTierOptions):
+    """[baseline.tier.<risk tier>]: `significant` and baseline rules."""
+
+    model_config = ConfigDict(extra="allow", title="BaselineTier")
+    __pydantic_extra__: dict[str, BaselineRuleSpec] = Field(init=False)  # type: ignore[assignment]
+
+
+class BaselineSpec(BaselineOptions):
+    """[baseline]: alpha, significant, min_shared, rules against a baseline run, and per-tier tables."""
+
+    model_config = ConfigDict(extra="allow", title="Baseline")
+    tier: dict[RiskTier, BaselineTierSpec] = Field(default_factory=dict)
+    __pydantic_extra__: dict[str, BaselineRuleSpec] = Field(init=False)  # type: ignore[assignment]
+
+
+class ProbeBoundSpec(_Strict):
+    """A [probe] bound: `{ max }` for decorative_rate and a kind, `{ min }` for citation_faithfulness."""
+
+    model_config = ConfigDict(title="ProbeBound")
+    min: float | None = Field(default=None, ge=0, le=1)
+    max: float | None = Field(default=None, ge=0, le=1)
+
+
+class GatesFile(FileOptions):
+    """A gates file (TOML; `citeval gate --gates FILE`, DESIGN 7)."""
+
+    model_config = ConfigDict(title="GatesFile")
+    overall: SectionSpec | None = None
+    tier: dict[RiskTier, SectionSpec] = Field(default_factory=dict)
+    baseline: BaselineSpec | None = None
+    probe: dict[str, ProbeBoundSpec] | None = None  # checked by evals.probe (DESIGN 10)
+
+
 def option_names(model: type[BaseModel]) -> tuple[str, ...]:
     return tuple(model.model_fields)
 

@@ -134,6 +134,9 @@ class InitResult:
     folder: Path
     files: list[str] = field(default_factory=list)
 
+    def to_json(self) -> dict[str, Any]:
+        return {"folder": str(self.folder), "files": list(self.files)}
+
     def to_text(self) -> str:
         lines = [f"{self.folder}: {len(self.files)} file(s) written", *(f"  {name}" for name in self.files)]
         lines += [

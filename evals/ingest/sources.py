@@ -63,6 +63,18 @@ class IngestResult:
     # editions recorded with pages_known: false (no page information in their source)
     without_pages: list[str] = field(default_factory=list)
 
+    def warnings(self) -> list[str]:
+        return [f"{version_id}: no page information (pages_known: false)" for version_id in self.without_pages]
+
+    def to_text(self) -> str:
+        return f"{self.out}: {self.documents} documents, {self.editions} editions, {self.chunks} chunks\n"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "out": str(self.out), "documents": self.documents, "editions": self.editions, "chunks": self.chunks,
+            "without_pages": list(self.without_pages),
+        }
+
 
 def split_pages(source: str) -> tuple[str, list[tuple[int, int]]]:
     """Remove page markers; return the clean text and (offset, page number) where each page starts."""

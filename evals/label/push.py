@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,9 @@ class PushResult:
     predictions_replaced: int = 0
     requests: int = 0
     seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
 
     def summary(self) -> str:
         head = f"project {self.project_title!r} (id {self.project_id}{', created' if self.project_created else ''}): "

@@ -286,8 +286,13 @@ def resume_probe(
     judge: str | None = "offline",
     seed: int = SEED,
     on_progress: Any = None,
+    prices: Path | str | None = None,
+    refusal_patterns: Path | str | None = None,
 ) -> ProbeResult:
-    """Ask the questions an interrupted probe run has no answer for, then judge it."""
+    """Ask the questions an interrupted probe run has no answer for, then judge it (prices /
+    refusal_patterns, when given, must be the run's own: see resume_run)."""
     probe_gates = load_probe_gates(gates)
-    resume_run(run_dir, backend_spec=backend_spec, on_progress=on_progress)
+    resume_run(
+        run_dir, backend_spec=backend_spec, on_progress=on_progress, prices=prices, refusal_patterns=refusal_patterns
+    )
     return judge_probe(run_dir, judge=judge, seed=seed, probe_gates=probe_gates)

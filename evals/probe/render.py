@@ -12,6 +12,7 @@ from typing import Any
 from evals.contract.ordered import RateEntry
 from evals.contract.probe import PROBE_KINDS, ProbeDocument, ProbeKind
 from evals.errors import DataError
+from evals.probe.core import ProbeResult
 from evals.store.jsonl import iter_json_lines
 from evals.store.runfolder import PROBE_CASES, PROBE_JSON, RunFolder
 
@@ -166,3 +167,9 @@ def probe_report_html(run_dir: Path | str) -> str | None:
     if loaded is None:
         return None
     return probe_section_html(*loaded)
+
+
+def probe_text(result: ProbeResult) -> str:
+    """What `citeval probe` prints: the run folder and its question count, then the table."""
+    table = probe_markdown(result.document, [c.to_json() for c in result.cases])
+    return f"{result.run_dir}: {len(result.cases)} probe question(s)\n{table}\n"

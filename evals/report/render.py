@@ -105,6 +105,30 @@ class ReportResult:
     notes: list[str] = field(default_factory=list)
     quote_sections: int = 0  # "Verbatim quotes" sections (folders with quote results)
 
+    @property
+    def failing(self) -> list[str]:
+        """Run ids whose gate failed."""
+        return [run_id for run_id, gate in self.gates.items() if not gate.passed]
+
+    def to_text(self) -> str:
+        """`citeval report`'s line: the file, what it holds, and the gate's verdict per run."""
+        gate_line = f"gate failed for {', '.join(self.failing)}" if self.failing else "every run passes the gate"
+        if self.quote_sections:
+            gate_line += f"; {self.quote_sections} verbatim-quotes section(s)"
+        return f"{self.path}: {len(self.runs)} run(s), {len(self.comparisons)} comparison(s); {gate_line}\n"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "runs": [run.run_id for run in self.runs],
+            "comparisons": [
+                {"run_a": c.run_a.run_id, "run_b": c.run_b.run_id, "shared": len(c.shared)} for c in self.comparisons
+            ],
+            "gates": {run_id: gate.passed for run_id, gate in self.gates.items()},
+            "quote_sections": self.quote_sections,
+            "notes": list(self.notes),
+        }
+
 
 def pass_rate(run: RunFolder) -> float | None:
     rows = list(run.per_question.values())

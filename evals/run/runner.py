@@ -10,6 +10,7 @@ last line and asks only the questions that have no answer yet.
 from __future__ import annotations
 
 import asyncio
+import os
 import platform
 import re
 import time
@@ -26,6 +27,7 @@ from evals.data.validate import require_valid
 from evals.errors import CitevalError, DataError, UsageError
 from evals.run.backends import BackendSpec, make_backend, spec_text
 from evals.run.backends.base import BaseBackend, error_answer
+from evals.run.settings import PRICES_ENV, REFUSAL_PATTERNS_ENV
 from evals.store.answers import repair_answers
 from evals.store.atomic import LineAppender, crash_point, make_folder_with
 from evals.store.jsonl import dump_line, existing_questions_file, load_questions, write_json_atomic
@@ -42,6 +44,15 @@ class RunInterrupted(CitevalError):
     exit_code = 130
 
 
+def _setting_file(value: Path | str | None) -> str | None:
+    """A settings file as the manifest records it: its absolute path (a resume may run elsewhere)."""
+    return str(Path(value).resolve()) if value not in (None, "") else None
+
+
+def _from_environment(name: str) -> str | None:
+    return _setting_file(os.environ.get(name))
+
+
 @dataclass
 class RunOptions:
     concurrency: int = 8
@@ -49,9 +60,22 @@ class RunOptions:
     timeout: float = 60.0
     retries: int = 2
     label: str | None = None
+    # Files that change what a replayed answer becomes: its cost_usd (a price table overriding the
+    # shipped one) and whether an uncited text is a refusal (regular expressions replacing the
+    # shipped ones). Unset: the environment's CITEVAL_PRICES / CITEVAL_REFUSAL_PATTERNS when the
+    # options are made. Either way the manifest records them, so a run says how it was made.
+    prices: Path | str | None = field(default_factory=lambda: _from_environment(PRICES_ENV))
+    refusal_patterns: Path | str | None = field(default_factory=lambda: _from_environment(REFUSAL_PATTERNS_ENV))
+
+    def __post_init__(self) -> None:
+        self.prices = _setting_file(self.prices)
+        self.refusal_patterns = _setting_file(self.refusal_patterns)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"concurrency": self.concurrency, "limit": self.limit, "timeout": self.timeout, "retries": self.retries}
+        return {
+            "concurrency": self.concurrency, "limit": self.limit, "timeout": self.timeout, "retries": self.retries,
+            "prices": self.prices, "refusal_patterns": self.refusal_patterns,
+        }
 
 
 @dataclass
@@ -78,6 +102,13 @@ class RunResult:
 
     def to_text(self) -> str:
         return f"{self.run_dir}: {self.answered}/{self.total} answered, {self.errors} error(s)\n"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run_dir": str(self.run_dir), "run_id": self.manifest.run_id, "answered": self.answered,
+            "errors": self.errors, "total": self.total,
+            "manifest": self.manifest.model_dump(mode="json", exclude_none=True, by_alias=True),
+        }
 
 
 ProgressCallback = Callable[[RunProgress], None]
@@ -229,7 +260,7 @@ def _prepare(dataset: Path, spec: BackendSpec, options: RunOptions) -> tuple[lis
         raise DataError(existing_questions_file(dataset), None, "holds no questions; a run of none measures nothing")
     backend = make_backend(
         spec, registry, timeout=options.timeout, retries=options.retries, concurrency=options.concurrency,
-        dataset=dataset,
+        dataset=dataset, prices=options.prices, refusal_patterns=options.refusal_patterns,
     )
     return questions, backend
 
@@ -280,14 +311,31 @@ def start_run(
     return _execute(run_dir, manifest, backend, questions, options, on_progress)
 
 
+def _same_settings(saved: RunSettings, prices: Path | str | None, refusal_patterns: Path | str | None) -> None:
+    """Settings given again to a resume (an option or the environment) must be the run's own: the
+    answers of one run are never priced, or read as refusals, two ways."""
+    for name, given, own in (
+        ("prices", prices, saved.prices), ("refusal patterns", refusal_patterns, saved.refusal_patterns),
+    ):
+        if _setting_file(given) not in (None, own):
+            flag = "--" + name.replace(" ", "-")
+            raise UsageError(
+                f"this run was made with {name} {own or '(the shipped ones)'}, not {_setting_file(given)}: resume it "
+                f"without {flag} (and its environment variable) or start a new run"
+            )
+
+
 def resume_run(
     run_dir: Path | str,
     *,
     backend_spec: BackendSpec | None = None,
     options: RunOptions | None = None,
     on_progress: ProgressCallback | None = None,
+    prices: Path | str | None = None,
+    refusal_patterns: Path | str | None = None,
 ) -> RunResult:
-    """Continue a run: same dataset and backend, only the questions without an answer."""
+    """Continue a run: same dataset, backend and settings, only the questions without an answer.
+    prices / refusal_patterns, when given, must be the files the run was made with."""
     run_dir = Path(run_dir)
     manifest = load_manifest(run_dir)
     dataset = Path(manifest.dataset.path)
@@ -295,10 +343,12 @@ def resume_run(
     if current.questions_sha256 != manifest.dataset.questions_sha256:
         raise UsageError(f"the questions of {dataset} changed since this run started; start a new run")
     saved = manifest.options
+    _same_settings(saved, prices, refusal_patterns)
     options = options or RunOptions(
         concurrency=saved.concurrency, limit=saved.limit, timeout=saved.timeout, retries=saved.retries,
         label=manifest.label,
     )
+    options.prices, options.refusal_patterns = saved.prices, saved.refusal_patterns  # the run's own, always
     if backend_spec == "":
         backend_spec = None  # as if not given: the run's own
     if backend_spec is None and is_scrubbed(manifest.backend):

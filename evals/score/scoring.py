@@ -53,9 +53,9 @@ from evals.errors import DataError, UsageError
 from evals.score.checks import check_answer
 from evals.score.columns import RunColumns
 from evals.score.facts import AnswerCheck
-from evals.score.judges import make_judge
 from evals.score.judges.agreement import judge_agreement
 from evals.score.judges.base import SupportJudge
+from evals.score.judges.factory import make_judge
 from evals.score.judges.faithfulness import FaithfulnessResult, FaithfulnessSample, ragas_faithfulness_sync
 from evals.score.judges.llm import LlmConfig
 from evals.score.memory import release_free_memory

@@ -35,8 +35,8 @@ from evals.score.checks import check_answer
 from evals.score.columns import RunColumns
 from evals.score.context_support import add_context_support
 from evals.score.facts import AnswerCheck
-from evals.score.judges import make_judge
 from evals.score.judges.base import JudgeUnit, SupportJudge, support_judgments
+from evals.score.judges.factory import make_judge
 from evals.score.judges.faithfulness import FaithfulnessResult, FaithfulnessSample
 from evals.score.judges.joint import joint_units, judge_joint
 from evals.score.judges.llm import LlmConfig

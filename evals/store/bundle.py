@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from evals._version import __version__
 from evals.errors import DataError
@@ -54,6 +55,9 @@ class BundleResult:
     run_id: str | None
     files: list[str] = field(default_factory=list)
     redactions: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": str(self.path), "run_id": self.run_id, "files": list(self.files), "redactions": self.redactions}
 
     def to_text(self) -> str:
         redacted = f"; {self.redactions} secret(s) redacted" if self.redactions else ""

@@ -10,12 +10,14 @@ from typing import Any
 
 from evals.data.registry import Registry
 from evals.errors import UsageError
-from evals.run.backends.anthropic import AnthropicFormatError, anthropic_to_answer
+from evals.run.backends.anthropic import AnthropicFormatError, anthropic_to_answer, compile_patterns
 from evals.run.backends.base import Backend, BaseBackend, error_answer, request_payload
 from evals.run.backends.http import HttpBackend
+from evals.run.backends.prices import PriceTable
 from evals.run.backends.python_callable import PythonBackend, callable_spec
 from evals.run.backends.reference import ReferenceBackend
-from evals.run.backends.replay import ReplayBackend, load_replay
+from evals.run.backends.replay import ReplayBackend, load_refusal_patterns, load_replay
+from evals.run.settings import spec_forms
 from evals.store.secrets import scrub_spec as redact_spec  # the SPEC as a run folder may keep it
 
 # What a run may be asked with: a SPEC string, a backend object, or a callable taking the request
@@ -40,9 +42,15 @@ def make_backend(
     retries: int = 2,
     concurrency: int = 8,
     dataset: Path | None = None,
+    prices: Path | str | None = None,
+    refusal_patterns: Path | str | None = None,
 ) -> BaseBackend:
     """Build the backend a SPEC names (a backend object is used as given, a callable becomes a
-    python backend); raises UsageError for an unknown or malformed SPEC."""
+    python backend); raises UsageError for an unknown or malformed SPEC.
+
+    prices / refusal_patterns: files overriding the shipped price table and refusal patterns
+    of replayed Anthropic answers; None: the shipped ones (never the environment: the caller
+    has decided, and records it)."""
     if isinstance(spec, BaseBackend):
         return spec
     if not isinstance(spec, str):
@@ -58,7 +66,8 @@ def make_backend(
         path = Path(rest)
         if not path.exists() and dataset is not None and (dataset / rest).exists():
             path = dataset / rest
-        return ReplayBackend(path, registry)
+        patterns = compile_patterns(None) if refusal_patterns is None else load_refusal_patterns(refusal_patterns)
+        return ReplayBackend(path, registry, prices=PriceTable.load(prices), refusal_patterns=patterns)
     if kind in ("http", "https") and rest:
         # "http:https://host/x" is the documented form; a bare "https://host/x" works too
         url = spec if rest.startswith("//") else rest
@@ -73,12 +82,12 @@ def make_backend(
             raise UsageError("faults needs KIND[,KIND]:SPEC, e.g. faults:unknown_marker:reference")
         if registry is None:
             raise UsageError("the faults wrapper needs a dataset registry")
-        base = make_backend(inner, registry, timeout=timeout, retries=retries, concurrency=concurrency, dataset=dataset)
+        base = make_backend(
+            inner, registry, timeout=timeout, retries=retries, concurrency=concurrency, dataset=dataset,
+            prices=prices, refusal_patterns=refusal_patterns,
+        )
         return FaultBackend(base, [k.strip() for k in kinds.split(",") if k.strip()], registry)
-    raise UsageError(
-        f"unknown backend {spec!r}: use reference, replay:PATH, http:URL, python:module:function "
-        "or faults:KIND[,KIND]:SPEC"
-    )
+    raise UsageError(f"unknown backend {spec!r}: use {spec_forms()}")
 
 
 __all__ = [

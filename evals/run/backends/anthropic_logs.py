@@ -100,6 +100,22 @@ class ImportReport:
             "lines": [line.to_json() for line in self.written],
         }
 
+    def notes(self) -> list[str]:
+        """The log lines left out, and why (stderr of `citeval data import anthropic`)."""
+        return [f"{line.source}: not imported: {line.reason}" for line in self.unmatched]
+
+    def to_text(self) -> str:
+        """Each matcher-attached answer, then the counts."""
+        lines = [f"{line.source}: {line.question_id}: citations attached by matcher (flat citation list)"
+                 for line in self.matcher_attached]
+        counts = self.to_json()
+        lines.append(
+            f"{self.out}: {counts['written']} answer(s) ({counts['matched_by_id']} matched by id, "
+            f"{counts['matched_by_text']} by question text; {counts['lossless']} lossless, "
+            f"{len(counts['matcher_attached'])} matcher-attached); {len(self.unmatched)} line(s) not imported"
+        )
+        return "".join(line + "\n" for line in lines)
+
 
 def log_files(paths: Iterable[Path | str]) -> list[Path]:
     """The files given, and every *.jsonl / *.json under the folders given, in name order."""

@@ -1,7 +1,8 @@
 """Token prices (USD per million tokens) by model, so replayed Anthropic answers carry cost_usd.
 
 A table ships as package data (prices.json); a file of the same shape overrides or extends
-it model by model (`CITEVAL_PRICES=path` for replay, `--prices` for `data import anthropic`).
+it model by model (`--prices` or `CITEVAL_PRICES=path` for a run, recorded in its manifest;
+`--prices` for `data import anthropic`).
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from evals.errors import DataError
+from evals.run.settings import PRICES_ENV
 from evals.store.reading import read_file_text
 
 PRICE_FIELDS = ("input", "output", "cache_write", "cache_read")
-PRICES_ENV = "CITEVAL_PRICES"
 SHIPPED_PRICES = Path(__file__).with_name("prices.json")  # package data (pyproject)
 
 

@@ -28,11 +28,11 @@ from evals.run.backends.anthropic import (
 )
 from evals.run.backends.base import BaseBackend, error_answer
 from evals.run.backends.prices import PriceTable
+from evals.run.settings import REFUSAL_PATTERNS_ENV
 from evals.store.jsonl import iter_json_lines, validation_errors
 from evals.store.reading import read_file_text
 
 ReplayEntry = Answer | AnthropicLine
-REFUSAL_PATTERNS_ENV = "CITEVAL_REFUSAL_PATTERNS"
 
 
 def load_replay(path: Path | str) -> dict[str, ReplayEntry]:

@@ -8,7 +8,10 @@ Input lines: {pair_id, claim, evidence: [..], question?, label?}; output lines:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +20,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from evals.errors import DataError
 from evals.score.judges.agreement import label_agreement
 from evals.score.judges.base import SUPPORT_VALUES, JudgeInput, JudgeResult, SupportJudge
+from evals.score.judges.factory import make_judge
+from evals.score.judges.llm import LlmConfig, LlmJudge
 from evals.store.jsonl import iter_json_lines, validation_errors
 
 
@@ -82,3 +87,89 @@ def pair_agreement(pairs: Sequence[Pair], results: Sequence[JudgeResult]) -> dic
     if not labelled:
         return None
     return label_agreement([t for t, _ in labelled], [v for _, v in labelled])
+
+
+AGREEMENT_VIEWS = ("labels", "binary")
+AGREEMENT_STATS = ("accuracy", "macro_f1", "cohen_kappa")
+
+
+@dataclass
+class PairsJudgement:
+    """A judge's verdicts on a pairs file, with agreement against the pairs' labels (if any) and
+    what an LLM judge spent."""
+
+    pairs: list[Pair]
+    results: list[JudgeResult]
+    usage: dict[str, Any] | None = None  # an LLM judge's LlmUsage.to_json(); None for the offline judge
+    lines: list[dict[str, Any]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.lines = pair_lines(self.pairs, self.results)
+
+    @property
+    def failed(self) -> int:
+        """Pairs the judge could not judge (its service failed), never counted as verdicts."""
+        return sum(r.error is not None for r in self.results)
+
+    @property
+    def all_failed(self) -> bool:
+        """The judge failed on every pair of a non-empty file: a service failure, not a result."""
+        return bool(self.pairs) and self.failed == len(self.pairs)
+
+    @cached_property
+    def agreement(self) -> dict[str, Any] | None:
+        return pair_agreement(self.pairs, self.results)
+
+    def summary(self) -> dict[str, Any]:
+        """{pairs, failed, agreement?, usage?}: what `citeval judge --format json` writes to stderr."""
+        out: dict[str, Any] = {"pairs": len(self.pairs), "failed": self.failed}
+        if self.agreement is not None:
+            out["agreement"] = self.agreement
+        if self.usage is not None:
+            out["usage"] = self.usage
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"verdicts": self.lines, **self.summary()}
+
+    def to_json_lines(self) -> str:
+        """One {pair_id, value, score, reason} line a pair (DESIGN 7's output lines)."""
+        return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in self.lines)
+
+    def to_text(self) -> str:
+        """A table: pair_id, value, score, reason separated by tabs, a line a pair."""
+        rows = []
+        for line in self.lines:
+            score = "-" if line["score"] is None else f"{line['score']:.2f}"
+            rows.append(f"{line['pair_id']}\t{line['value']}\t{score}\t{line['reason']}\n")
+        return "".join(rows)
+
+    def agreement_text(self) -> str:
+        """Agreement with the labels, a line per view; empty when no pair has a label."""
+        if self.agreement is None:
+            return ""
+        lines = []
+        for view in AGREEMENT_VIEWS:
+            stats = self.agreement[view]
+            values = ", ".join(
+                f"{k} {'n/a' if stats[k]['value'] is None else format(stats[k]['value'], '.3f')}"
+                for k in AGREEMENT_STATS
+            )
+            lines.append(f"agreement ({view}, n={stats['n']}): {values}\n")
+        return "".join(lines)
+
+
+def judge_pairs_file(
+    path: Path | str,
+    judge: str = "offline",
+    *,
+    llm: LlmConfig | None = None,
+    cache_path: Path | str | None = None,
+) -> PairsJudgement:
+    """Read a pairs file and judge every pair with the judge named (offline or llm); a bad line
+    raises DataError before any judge runs."""
+    pairs = read_pairs(path)
+    support_judge = make_judge(judge, llm=llm if judge == "llm" else None, cache_path=cache_path)
+    results = judge_pairs(pairs, support_judge)
+    usage = support_judge.usage.to_json() if isinstance(support_judge, LlmJudge) else None
+    return PairsJudgement(pairs, results, usage)

@@ -1,0 +1,120 @@
+"""`citeval data validate|ingest|import` and `citeval init`: check and build datasets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+import evals
+from citeval_cli.common import FormatOpt, OutputFormat, emit, handles_errors, note, print_json, say
+
+data_app = typer.Typer(help="Check and build datasets.", no_args_is_help=True)
+
+
+@data_app.command("validate")
+@handles_errors
+def data_validate(
+    dataset: Annotated[Path, typer.Argument(help="Dataset folder (registry/ and questions.jsonl).")],
+    output: FormatOpt = OutputFormat.text,
+    limit: Annotated[int, typer.Option(help="Show at most this many problems.")] = 50,
+) -> None:
+    """Check a dataset's schema and references without running any model."""
+    report = evals.validate_dataset(dataset)
+    if output is OutputFormat.json:
+        print_json(report.to_json(limit=limit))
+    else:
+        note(report.notes(limit))
+        if report.ok:
+            say(report.summary())
+    if not report.ok:
+        raise typer.Exit(2)
+
+
+@data_app.command("ingest")
+@handles_errors
+def data_ingest(
+    sources: Annotated[Path, typer.Argument(help="Folder with manifest.toml and editions (Markdown, PDF, JSON).")],
+    out: Annotated[Path, typer.Option("--out", help="Registry folder to write, e.g. DATASET/registry.")],
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    """Build a registry (documents, editions, chunks, texts) from Markdown, PDF or DoclingDocument sources."""
+    result = evals.ingest(sources, out)
+    note(result.warnings(), "warning: ")
+    emit(output, result.to_json, result.to_text)
+
+
+import_app = typer.Typer(
+    help="Turn a system's own logs, or an ALCE / RAGChecker / Ragas file, into citeval data.", no_args_is_help=True
+)
+data_app.add_typer(import_app, name="import")
+
+
+@import_app.command("anthropic")
+@handles_errors
+def data_import_anthropic(
+    logs: Annotated[list[Path], typer.Argument(help="Log files or folders (*.jsonl, *.json) of Anthropic calls.")],
+    dataset: Annotated[Path, typer.Option("--dataset", help="Dataset whose questions the logs answer.")],
+    out: Annotated[Path, typer.Option("--out", help="Replay file to write (answers.jsonl).")],
+    prices: Annotated[Path | None, typer.Option(help="Price table overriding the shipped one (JSON).")] = None,
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    """Bot logs of Anthropic responses, streams or flat citation lists → a replay file."""
+    from evals.run.backends.anthropic_logs import import_anthropic_logs
+    from evals.run.backends.prices import PriceTable
+
+    report = import_anthropic_logs(logs, dataset, out, prices=PriceTable.load(prices))
+    note(report.notes())  # the lines left out, on stderr whichever --format
+    emit(output, report.to_json, report.to_text)
+
+
+PeerFileArg = Annotated[Path, typer.Argument(help="The peer tool's file.")]
+PeerOutOpt = Annotated[Path, typer.Option("--out", help="Dataset folder to write (new or empty).")]
+PeerAnswersOpt = Annotated[
+    Path | None, typer.Option("--answers", help="Replay file to write (default: DATASET/answers/<format>.jsonl).")
+]
+PeerForceOpt = Annotated[bool, typer.Option("--force", help="Replace a dataset folder that is not empty.")]
+
+# `citeval data import KIND`: the peer formats differ only in the reader import_peer picks by KIND.
+PEER_FORMATS = {
+    "alce": "An ALCE result file (question, docs, output with [1] markers, gold) → a dataset and a replay file.",
+    "ragchecker": "A RAGChecker input file (results: query, gt_answer, response, retrieved_context) → a dataset "
+    "and replay file.",
+    "ragas": "A Ragas EvaluationDataset (JSONL, CSV or JSON of SingleTurnSamples) → a dataset and a replay file.",
+}
+
+
+def _add_peer_import(kind: str, doc: str) -> None:
+    def command(
+        source: PeerFileArg, out: PeerOutOpt, answers: PeerAnswersOpt = None, force: PeerForceOpt = False,
+        output: FormatOpt = OutputFormat.text,
+    ) -> None:
+        from evals.importers import import_peer
+
+        report = import_peer(kind, source, out, answers=answers, force=force)
+        emit(output, report.to_json, report.summary, nl=True)
+
+    command.__name__ = command.__qualname__ = f"data_import_{kind}"
+    command.__doc__ = doc
+    import_app.command(kind)(handles_errors(command))
+
+
+for _kind, _doc in PEER_FORMATS.items():
+    _add_peer_import(_kind, _doc)
+
+
+@handles_errors
+def init(
+    folder: Annotated[Path, typer.Argument(help="New dataset folder to create.")],
+    from_markdown: Annotated[
+        Path | None, typer.Option("--from-markdown", help="Build the registry from this folder (citeval data ingest).")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Write into a folder that is not empty.")] = False,
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    """A skeleton dataset to fill in: registry, questions, replay answers, a commented gates file, a README."""
+    from evals.ingest.init import init_dataset
+
+    result = init_dataset(folder, from_markdown=from_markdown, force=force)
+    emit(output, result.to_json, result.to_text)

@@ -1,0 +1,172 @@
+"""`citeval run`, `citeval probe` and `citeval eval`: the commands that ask the backend."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+import evals
+from citeval_cli.common import (
+    BackendOpt,
+    ConcurrencyOpt,
+    FormatOpt,
+    GatesOpt,
+    JudgeName,
+    JudgeOpt,
+    LabelOpt,
+    LimitOpt,
+    LlmKeyOpt,
+    LlmModelOpt,
+    LlmProviderOpt,
+    LlmUrlOpt,
+    OutOpt,
+    OutputFormat,
+    PricesOpt,
+    ProgressBar,
+    RagasOpt,
+    RefusalPatternsOpt,
+    ResumableBackendOpt,
+    RetriesOpt,
+    RunIdOpt,
+    TimeoutOpt,
+    emit,
+    handles_errors,
+    llm_config,
+)
+
+
+@handles_errors
+def run(
+    dataset: Annotated[Path | None, typer.Argument(help="Dataset folder.")] = None,
+    backend: ResumableBackendOpt = None,
+    out: OutOpt = Path("runs"),
+    run_id: RunIdOpt = None,
+    label: LabelOpt = None,
+    concurrency: ConcurrencyOpt = 8,
+    limit: LimitOpt = None,
+    timeout: TimeoutOpt = 60.0,
+    retries: RetriesOpt = 2,
+    resume: Annotated[Path | None, typer.Option(help="Continue this run folder.")] = None,
+    prices: PricesOpt = None,
+    refusal_patterns: RefusalPatternsOpt = None,
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    """Replay a dataset's questions through a backend into runs/<run_id>/."""
+    options = evals.RunOptions(
+        concurrency=concurrency, limit=limit, timeout=timeout, retries=retries, label=label, prices=prices,
+        refusal_patterns=refusal_patterns,
+    )
+    with ProgressBar() as progress:
+        if resume is not None:
+            result = evals.resume_run(
+                resume, backend_spec=backend, on_progress=progress, prices=prices, refusal_patterns=refusal_patterns
+            )
+        elif dataset is None:
+            raise evals.UsageError("give a DATASET (or --resume RUN_DIR)")
+        else:
+            result = evals.start_run(
+                dataset, backend or "reference", out=out, run_id=run_id, options=options, on_progress=progress
+            )
+    emit(output, result.to_json, result.to_text)
+    _require_backend_answered(result)
+
+
+def _require_backend_answered(result: Any) -> None:
+    """Exit 3 when the backend failed on every question (DESIGN 7)."""
+    from evals.outside import backend_failure
+
+    failure = backend_failure(result.run_dir, result.total, result.errors)
+    if failure is not None:
+        raise failure
+
+
+@handles_errors
+def probe(
+    dataset: Annotated[Path | None, typer.Argument(help="Dataset folder to generate probe questions from.")] = None,
+    backend: ResumableBackendOpt = None,
+    kinds: Annotated[
+        str | None, typer.Option(help="Comma-separated kinds (default: all; see README 'Running the management test').")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="At most N questions of each kind.")] = None,
+    out: OutOpt = Path("runs"),
+    run_id: RunIdOpt = None,
+    label: LabelOpt = None,
+    concurrency: ConcurrencyOpt = 8,
+    timeout: TimeoutOpt = 60.0,
+    retries: RetriesOpt = 2,
+    gates: GatesOpt = None,
+    resume: Annotated[Path | None, typer.Option(help="Finish this interrupted probe run folder.")] = None,
+    prices: PricesOpt = None,
+    refusal_patterns: RefusalPatternsOpt = None,
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    """Ask the system generated probe questions (DESIGN 10); exit 1 when a kind's decorative rate
+    is above the gates file's [probe] bound, 3 when the backend failed."""
+    from evals.probe.core import resume_probe, run_probe
+    from evals.probe.render import probe_text
+
+    options = evals.RunOptions(
+        concurrency=concurrency, timeout=timeout, retries=retries, label=label, prices=prices,
+        refusal_patterns=refusal_patterns,
+    )
+    with ProgressBar() as progress:
+        if resume is not None:
+            result = resume_probe(
+                resume, backend_spec=backend, gates=gates, on_progress=progress, prices=prices,
+                refusal_patterns=refusal_patterns,
+            )
+        elif dataset is None:
+            raise evals.UsageError("give a DATASET (or --resume RUN_DIR)")
+        else:
+            result = run_probe(
+                dataset, backend or "reference", kinds=kinds, limit=limit, out=out, run_id=run_id, options=options,
+                gates=gates, on_progress=progress,
+            )
+    emit(output, lambda: result.document, lambda: probe_text(result))
+    if result.errors:
+        typer.echo(f"error: the backend failed on {result.errors} probe question(s); see {result.run_dir}", err=True)
+    raise typer.Exit(result.exit_code)
+
+
+@handles_errors
+def eval_(
+    dataset: Annotated[Path, typer.Argument(help="Dataset folder.")],
+    backend: BackendOpt = "reference",
+    out: OutOpt = Path("runs"),
+    run_id: RunIdOpt = None,
+    label: LabelOpt = None,
+    judge: JudgeOpt = JudgeName.offline,
+    llm_base_url: LlmUrlOpt = None,
+    llm_model: LlmModelOpt = None,
+    llm_provider: LlmProviderOpt = "openai",
+    llm_key_env: LlmKeyOpt = None,
+    ragas: RagasOpt = False,
+    concurrency: ConcurrencyOpt = 8,
+    limit: LimitOpt = None,
+    timeout: TimeoutOpt = 60.0,
+    retries: RetriesOpt = 2,
+    gates: GatesOpt = None,
+    report_out: Annotated[
+        Path | None, typer.Option("--report-out", help="HTML report to write (default: reports/<run_id>.html).")
+    ] = None,
+    prices: PricesOpt = None,
+    refusal_patterns: RefusalPatternsOpt = None,
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    """Run + score + gate + report: the one command for CI and first use; exits with the gate's code."""
+    from evals.evaluate import evaluate
+
+    options = evals.RunOptions(
+        concurrency=concurrency, limit=limit, timeout=timeout, retries=retries, label=label, prices=prices,
+        refusal_patterns=refusal_patterns,
+    )
+    llm = llm_config(llm_model, llm_base_url, llm_provider, llm_key_env)
+    with ProgressBar() as progress:
+        result = evaluate(
+            dataset, backend, gates=gates, report=report_out, out=out, run_id=run_id, options=options,
+            judge=judge.value, llm=llm, ragas=ragas, on_progress=progress,
+        )
+    emit(output, result.to_json, result.to_text)
+    raise typer.Exit(result.exit_code)
