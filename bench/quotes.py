@@ -28,7 +28,7 @@ from evals.quotes.evaluate import iou, placement_metrics, run_matcher
 from evals.quotes.fragments import split_fragments
 from evals.quotes.locate import locate_quote
 from evals.quotes.matchers import get_matcher, parse_matchers
-from evals.quotes.reader import read_quotes
+from evals.store.quotes import read_quotes
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "datasets" / "demo"

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from cli import app
 from evals.contract.quotes import QuoteAnswer
 from evals.label.quotes import CONFIG_NAMES, from_utf16, quote_config_path, quote_tasks, to_utf16
-from evals.quotes.reader import read_quotes
+from evals.store.quotes import read_quotes
 
 runner = CliRunner()
 # code points: 👋 0, space 1, «Обучение» 2–9, space 10, — 11, space 12, «раз» 13–15, …, «полгода» 19–25,

@@ -22,7 +22,7 @@ from labelstudio.fixtures import ls_env, ls_server, raters  # noqa: F401  (fixtu
 from typer.testing import CliRunner
 
 from cli import app
-from evals.quotes.reader import read_quotes
+from evals.store.quotes import read_quotes
 
 pytestmark = pytest.mark.slow
 runner = CliRunner()

@@ -15,7 +15,7 @@ from evals.quotes.evaluate import Offer, iou, mcnemar, placement_metrics, sweep,
 from evals.quotes.fragments import split_fragments
 from evals.quotes.locate import locate_quote, quote_difference
 from evals.quotes.matchers import BUILTIN, embedding_available, get_matcher
-from evals.quotes.reader import read_quotes
+from evals.store.quotes import read_quotes
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "datasets" / "demo"

@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 from cli import app
 from evals.contract.quotes import Placement, QuoteAnswer
 from evals.quotes.inject import build_injection, inject_answers
-from evals.quotes.reader import read_quotes
 from evals.quotes.telegram import check_message, escape_html, escape_markdown_v2, parse_message, utf16_length
+from evals.store.quotes import read_quotes
 
 DEMO = Path(__file__).resolve().parent.parent / "datasets" / "demo" / "quotes" / "answers.jsonl"
 runner = CliRunner()

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from cli import app
 from evals.quotes.logs import analyse_logs, newcombe, two_proportion_z, wilson
-from evals.quotes.reader import read_quotes
+from evals.store.quotes import read_quotes
 
 runner = CliRunner()
 

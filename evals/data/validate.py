@@ -105,7 +105,7 @@ def validate_dataset(dataset: Path | str, now: datetime | None = None) -> Valida
     )
     _summarize(report, documents, versions, chunks, now)
     report.questions_by_tier = dict(tiers)
-    from evals.quotes.reader import validate_quotes_folder  # DATASET/quotes/*.jsonl (DESIGN 9), when present
+    from evals.store.quotes import validate_quotes_folder  # DATASET/quotes/*.jsonl (DESIGN 9), when present
 
     validate_quotes_folder(root, report.problems)
     return report

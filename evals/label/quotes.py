@@ -34,8 +34,8 @@ from evals.label.pull import annotation_time
 from evals.label.push import DEFAULT_BATCH, PushResult, import_missing, open_project
 from evals.label.tasks import data_hash
 from evals.quotes.evaluate import IOU_CORRECT, iou
-from evals.quotes.reader import read_quotes
 from evals.store.jsonl import write_json_atomic, write_jsonl_atomic
+from evals.store.quotes import read_quotes
 from evals.store.reading import read_file_text
 
 KIND = "quotes"

@@ -35,7 +35,7 @@ from evals.quotes.matchers import (
     get_matcher,
     parse_matchers,
 )
-from evals.quotes.reader import check_quotes_file, quote_files, read_quotes, validate_quotes_folder
+from evals.store.quotes import check_quotes_file, quote_files, read_quotes, validate_quotes_folder
 
 __all__ = [
     "BUILTIN",

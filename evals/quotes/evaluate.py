@@ -28,9 +28,9 @@ from evals.contract.quotes import (
 from evals.errors import UsageError
 from evals.quotes.fragments import split_fragments
 from evals.quotes.matchers import BASELINE, Matcher, get_matcher, parse_matchers
-from evals.quotes.reader import quote_files, read_quotes
 from evals.stats.bootstrap import RESAMPLES, SEED, percentile_interval, resample_counts
 from evals.store.jsonl import write_json_atomic, write_jsonl_atomic
+from evals.store.quotes import quote_files, read_quotes
 
 IOU_CORRECT = 0.5
 MAX_WRONG_PLACE_RATE = 0.05  # the tuning limit: a wrong place is worse than none

@@ -24,9 +24,9 @@ from typing import Any, Literal, cast
 from evals.contract.quotes import Placement, QuoteAnswer, Span
 from evals.errors import UsageError
 from evals.quotes.matchers import get_matcher
-from evals.quotes.reader import read_quotes
 from evals.quotes.telegram import MESSAGE_LIMIT, PARSE_MODES, ParseMode, escape, parse_message, utf16_length
 from evals.store.jsonl import write_jsonl_atomic
+from evals.store.quotes import read_quotes
 
 Style = Literal["inline", "footnote"]
 STYLES: tuple[str, ...] = ("inline", "footnote")
