@@ -8,6 +8,7 @@
 - answers: the one parser of an answers.jsonl line and the one rule for a torn last line;
 - runfolder: the run folder's file names, its one reader (`RunFolder`) and the score set;
 - answerindex: where each answer line stands in a large answers.jsonl;
+- quotes: quotes files (DESIGN 9) read into the contract's models, errors naming file and line;
 - perquestion: per_question rows as Parquet;
 - secrets: the one secret scrubber (one marker, "***");
 - bundle: a scored run packed into one portable archive and read back safely.
