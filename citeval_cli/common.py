@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import logging
 import os
 import sys
 import tempfile
@@ -83,6 +84,21 @@ RagasOpt = Annotated[bool, typer.Option("--ragas", help="Add Ragas faithfulness 
 GatesOpt = Annotated[
     Path | None, typer.Option("--gates", help="Gates TOML (default: the shipped gates/default.toml).")
 ]
+WaitOpt = Annotated[
+    float, typer.Option(
+        "--wait", min=0, help="Seconds to wait while another citeval writes the run folder (default 0: refuse at "
+        "once, naming it).",
+    ),
+]
+
+
+@contextlib.contextmanager
+def lock_wait(seconds: float) -> Iterator[None]:
+    """Around a command's library call: how long a locked run folder is waited for (--wait)."""
+    from evals.store.lock import waiting_for_lock
+
+    with waiting_for_lock(seconds):
+        yield
 
 
 # --- output ------------------------------------------------------------------------------------
@@ -138,12 +154,28 @@ def _fail(message: str, code: int) -> None:
     raise typer.Exit(code)
 
 
+class _NoteHandler(logging.Handler):
+    """citeval's notes (logger "citeval.notes": a stale lock taken over …) as `note: …` on stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        with contextlib.suppress(Exception):
+            typer.echo(f"note: {record.getMessage()}", err=True)
+
+
+def _show_notes() -> None:
+    notes = logging.getLogger("citeval.notes")
+    if not any(isinstance(h, _NoteHandler) for h in notes.handlers):
+        notes.addHandler(_NoteHandler())
+        notes.propagate = False
+
+
 def handles_errors(func: F) -> F:
     """Turn exceptions into `error: …` on stderr and an exit code: citeval's own carry theirs (2 bad
     input, 3 backend or service), a path that cannot be used is 2, anything else is a bug (4)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        _show_notes()
         try:
             return func(*args, **kwargs)
         except CitevalError as exc:

@@ -31,9 +31,11 @@ from citeval_cli.common import (
     RetriesOpt,
     RunIdOpt,
     TimeoutOpt,
+    WaitOpt,
     emit,
     handles_errors,
     llm_config,
+    lock_wait,
 )
 
 
@@ -52,13 +54,14 @@ def run(
     prices: PricesOpt = None,
     refusal_patterns: RefusalPatternsOpt = None,
     output: FormatOpt = OutputFormat.text,
+    wait: WaitOpt = 0.0,
 ) -> None:
     """Replay a dataset's questions through a backend into runs/<run_id>/."""
     options = evals.RunOptions(
         concurrency=concurrency, limit=limit, timeout=timeout, retries=retries, label=label, prices=prices,
         refusal_patterns=refusal_patterns,
     )
-    with ProgressBar() as progress:
+    with ProgressBar() as progress, lock_wait(wait):
         if resume is not None:
             result = evals.resume_run(
                 resume, backend_spec=backend, on_progress=progress, prices=prices, refusal_patterns=refusal_patterns
@@ -101,6 +104,7 @@ def probe(
     prices: PricesOpt = None,
     refusal_patterns: RefusalPatternsOpt = None,
     output: FormatOpt = OutputFormat.text,
+    wait: WaitOpt = 0.0,
 ) -> None:
     """Ask the system generated probe questions (DESIGN 10); exit 1 when a kind's decorative rate
     is above the gates file's [probe] bound, 3 when the backend failed."""
@@ -111,7 +115,7 @@ def probe(
         concurrency=concurrency, timeout=timeout, retries=retries, label=label, prices=prices,
         refusal_patterns=refusal_patterns,
     )
-    with ProgressBar() as progress:
+    with ProgressBar() as progress, lock_wait(wait):
         if resume is not None:
             result = resume_probe(
                 resume, backend_spec=backend, gates=gates, on_progress=progress, prices=prices,
@@ -154,6 +158,7 @@ def eval_(
     prices: PricesOpt = None,
     refusal_patterns: RefusalPatternsOpt = None,
     output: FormatOpt = OutputFormat.text,
+    wait: WaitOpt = 0.0,
 ) -> None:
     """Run + score + gate + report: the one command for CI and first use; exits with the gate's code."""
     from evals.evaluate import evaluate
@@ -163,7 +168,7 @@ def eval_(
         refusal_patterns=refusal_patterns,
     )
     llm = llm_config(llm_model, llm_base_url, llm_provider, llm_key_env)
-    with ProgressBar() as progress:
+    with ProgressBar() as progress, lock_wait(wait):
         result = evaluate(
             dataset, backend, gates=gates, report=report_out, out=out, run_id=run_id, options=options,
             judge=judge.value, llm=llm, ragas=ragas, on_progress=progress,

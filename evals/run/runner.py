@@ -31,6 +31,7 @@ from evals.run.settings import PRICES_ENV, REFUSAL_PATTERNS_ENV
 from evals.store.answers import repair_answers
 from evals.store.atomic import LineAppender, crash_point, make_folder_with
 from evals.store.jsonl import dump_line, existing_questions_file, load_questions, write_json_atomic
+from evals.store.lock import folder_lock
 from evals.store.reading import file_sha256
 from evals.store.runfolder import ANSWERS, MANIFEST, load_manifest
 from evals.store.secrets import is_scrubbed, scrub, scrub_spec
@@ -308,7 +309,8 @@ def start_run(
         run_dir, {MANIFEST: (manifest.model_dump_json(indent=2, exclude_none=True) + "\n").encode("utf-8")},
         point="run:folder-staged", move_in={keep_dataset_as: dataset} if keep_dataset_as is not None else None,
     )
-    return _execute(run_dir, manifest, backend, questions, options, on_progress)
+    with folder_lock(run_dir, "citeval run"):
+        return _execute(run_dir, manifest, backend, questions, options, on_progress)
 
 
 def _same_settings(saved: RunSettings, prices: Path | str | None, refusal_patterns: Path | str | None) -> None:
@@ -335,9 +337,23 @@ def resume_run(
     refusal_patterns: Path | str | None = None,
 ) -> RunResult:
     """Continue a run: same dataset, backend and settings, only the questions without an answer.
-    prices / refusal_patterns, when given, must be the files the run was made with."""
+    prices / refusal_patterns, when given, must be the files the run was made with. The run
+    folder's lock is held throughout: a second resume waits or refuses (evals.store.lock)."""
     run_dir = Path(run_dir)
-    manifest = load_manifest(run_dir)
+    load_manifest(run_dir)  # a folder without a manifest is no run folder: said so before any lock
+    with folder_lock(run_dir, "citeval run --resume"):
+        return _resume_locked(run_dir, backend_spec, options, on_progress, prices, refusal_patterns)
+
+
+def _resume_locked(
+    run_dir: Path,
+    backend_spec: BackendSpec | None,
+    options: RunOptions | None,
+    on_progress: ProgressCallback | None,
+    prices: Path | str | None,
+    refusal_patterns: Path | str | None,
+) -> RunResult:
+    manifest = load_manifest(run_dir)  # read again under the lock: the last writer's
     dataset = Path(manifest.dataset.path)
     current = dataset_ref(dataset)
     if current.questions_sha256 != manifest.dataset.questions_sha256:

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import json
 import os
 import re
 import shutil
+import stat
 import sys
 import tempfile
 import threading
@@ -34,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from evals.errors import UsageError
+from evals.errors import StoreError, UsageError
 from evals.store.reading import unended_last_line
 
 CRASH_ENV = "CITEVAL_TEST_CRASH_AT"
@@ -74,6 +76,89 @@ def crash_point(name: str) -> None:
 
 
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+# --- when the system says no ----------------------------------------------------------
+
+_WHAT_TO_DO = {
+    errno.ENOSPC: "no space (or no free inode) left on its file system: free some there (df -h; df -i) and run again",
+    errno.EDQUOT: "disk quota exceeded: free some of your quota there and run again",
+    errno.EFBIG: "file larger than this file system or the process's file-size limit allows (ulimit -f)",
+    errno.EROFS: "read-only file system: write somewhere writable, or make it writable, and run again",
+    errno.EACCES: "permission denied: make it writable for this user, or write somewhere else",
+    errno.EPERM: "operation not permitted: make it writable for this user, or write somewhere else",
+    errno.ENAMETOOLONG: "file name too long for its file system: choose a shorter name (--run-id, --out)",
+    errno.ELOOP: "is a symbolic link: citeval neither writes nor packs through links; remove the link",
+    errno.EMLINK: "too many links in its folder: free some entries there",
+    errno.ENOTDIR: "a part of the path is not a folder",
+    errno.ENOENT: "its folder does not exist (create it first)",
+    errno.EISDIR: "is a folder, not a file",
+    errno.EIO: "input/output error on its device: check the disk",
+}
+
+
+_NOT_REGULAR = "is not a regular file (a folder, FIFO or device): citeval writes and packs only regular files"
+
+
+def os_failure(path: Path | str, exc: OSError, doing: str = "write", *, exit_code: int = 2) -> StoreError:
+    """An OSError of the system (disk full, read-only, no inode, a name too long …) as a StoreError:
+    one line naming the path and what to free or change — an outcome, never a traceback."""
+    named = exc.filename if isinstance(exc.filename, (str, bytes, os.PathLike)) and exc.filename else path
+    what = _WHAT_TO_DO.get(exc.errno or 0) or (exc.strerror or str(exc) or type(exc).__name__)
+    return StoreError(os.fsdecode(named), f"cannot {doing}: {what}", exit_code=exit_code)
+
+
+@contextlib.contextmanager
+def system_errors(path: Path | str, doing: str = "write") -> Iterator[None]:
+    """Around a write: an OSError becomes a StoreError naming path (see os_failure)."""
+    try:
+        yield
+    except StoreError:
+        raise
+    except OSError as exc:
+        raise os_failure(path, exc, doing) from None
+
+
+def refuse_link(path: Path | str) -> None:
+    """The check before writing or packing path: a symbolic link there, or anything that is not a
+    regular file (a FIFO, a device, a folder), is a StoreError; nothing there is fine."""
+    path = Path(path)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise os_failure(path, exc) from None
+    if stat.S_ISLNK(info.st_mode):
+        raise StoreError(path, "is a symbolic link: citeval neither writes nor packs through links; remove the link")
+    if not stat.S_ISREG(info.st_mode):
+        raise StoreError(path, _NOT_REGULAR)
+
+
+def open_regular(path: Path | str, flags: int, mode: int = 0o644) -> int:
+    """A file descriptor on a regular file at path, never through a symbolic link (O_NOFOLLOW)
+    and never on a FIFO or device (O_NONBLOCK while opening, then checked); a StoreError otherwise."""
+    path = Path(path)
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise StoreError(path, _WHAT_TO_DO[errno.ELOOP]) from None
+        raise os_failure(path, exc) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError(path, _NOT_REGULAR)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_lock_file(path: Path | str) -> int:
+    """The lock file of a folder (evals.store.lock), opened for reading and writing, created when
+    missing, never through a link."""
+    return open_regular(path, os.O_RDWR | os.O_CREAT)
 
 
 def safe_file_name(name: str, fallback: str = "run") -> str:
