@@ -9,6 +9,7 @@ the log file that holds the traceback) · 130 interrupted.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import json
 import logging
@@ -29,6 +30,13 @@ from evals.errors import CitevalError
 from evals.run.settings import PRICES_ENV, REFUSAL_PATTERNS_ENV, spec_forms
 
 EXIT_INTERNAL = 4  # a bug in citeval, never a verdict on the system under test
+# what the system, not citeval, refuses: a path that cannot be used, a full disk, a read-only file
+# system, no inode, a name too long … — exit 2 with the path, never "a bug"
+SYSTEM_ERRNOS = frozenset({
+    errno.EACCES, errno.EPERM, errno.ENOENT, errno.EISDIR, errno.ENOTDIR, errno.ENOSPC, errno.EDQUOT, errno.EROFS,
+    errno.ENAMETOOLONG, errno.EFBIG, errno.ELOOP, errno.EMLINK, errno.EIO, errno.EEXIST, errno.ENOTEMPTY,
+    errno.EXDEV, errno.EBUSY, errno.ETXTBSY, errno.EMFILE, errno.ENFILE, errno.ENXIO,
+})
 EXIT_INTERRUPTED = 130
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -184,10 +192,14 @@ def handles_errors(func: F) -> F:
             _fail("interrupted", EXIT_INTERRUPTED)
         except (typer.Exit, typer.Abort, click.ClickException):
             raise
-        except (PermissionError, FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
-            if exc.filename is None:
+        except BrokenPipeError:
+            _drop_stdout()  # the reader of stdout went away (`| head`): quiet, with the command's own code
+        except OSError as exc:
+            if exc.errno not in SYSTEM_ERRNOS:
                 _fail(unexpected(exc), EXIT_INTERNAL)
-            _fail(f"{exc.filename}: {exc.strerror}", 2)  # a path given that cannot be used
+            from evals.store.atomic import os_failure
+
+            _fail(str(os_failure(exc.filename or "(no file named)", exc, "use it")), 2)  # disk full, read-only …
         except Exception as exc:  # noqa: BLE001 - a bug: one line for the user, the traceback in a log
             _fail(unexpected(exc), EXIT_INTERNAL)
         finally:

@@ -56,3 +56,6 @@ class StoreError(CitevalError):
         self.message = message
         self.exit_code = exit_code
         super().__init__(f"{self.path}: {message}")
+
+    def __reduce__(self) -> tuple[type[StoreError], tuple[str, str, int]]:  # to cross to a worker and back
+        return (StoreError, (self.path, self.message, self.exit_code))

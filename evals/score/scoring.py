@@ -27,7 +27,7 @@ from array import array
 from collections import deque
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import ExitStack, closing, contextmanager
+from contextlib import ExitStack, closing, contextmanager, suppress
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from functools import cached_property, partial
@@ -77,7 +77,13 @@ from evals.score.shard import (
 from evals.stats.bootstrap import SEED
 from evals.store.answerindex import AnswerIndex, read_lines
 from evals.store.answers import answer_from_line
-from evals.store.atomic import crash_point, open_staged_text, remove_staging_leftovers, staging_folder
+from evals.store.atomic import (
+    crash_point,
+    open_staged_text,
+    remove_staging_leftovers,
+    staging_folder,
+    system_errors,
+)
 from evals.store.jsonl import dump_line, iter_question_objects, validation_errors, write_json_atomic
 from evals.store.lock import folder_lock
 from evals.store.runfolder import (
@@ -204,7 +210,7 @@ def score_run(
     run_dir = Path(run_dir)
     _check_sizes(workers, shard_size)
     RunFolder(run_dir).manifest  # noqa: B018 - a folder without a manifest is no run folder: said so first
-    with folder_lock(run_dir, "citeval score"):  # one writer (evals.store.lock)
+    with folder_lock(run_dir, "citeval score"), system_errors(run_dir):  # one writer (evals.store.lock)
         return _score_locked(run_dir, judge, llm, ragas, faithfulness, seed, workers, parquet, shard_size, gates)
 
 
@@ -727,6 +733,9 @@ class _Staging:
         score_set.finish()
 
     def __exit__(self, *exc: object) -> None:
-        for handle in self.handles.values():
-            handle.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        try:
+            for handle in self.handles.values():
+                with suppress(OSError):  # a full disk fails the flush of a close: the folder still goes
+                    handle.close()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)

@@ -30,7 +30,7 @@ from pydantic import ValidationError
 
 from evals.contract.models import Answer, Judgment, Question
 from evals.data.registry import Registry
-from evals.errors import CitevalError, DataError
+from evals.errors import CitevalError, DataError, StoreError
 from evals.score.checks import check_answer
 from evals.score.columns import RunColumns
 from evals.score.context_support import add_context_support
@@ -305,6 +305,8 @@ class ShardFailure:
     def error(self) -> CitevalError:
         if self.kind == "DataError":
             return DataError(self.path, self.line, self.message, self.field)
+        if self.kind == "StoreError":
+            return StoreError(self.path, self.message, self.line or 2)
         from evals import errors
 
         cls = getattr(errors, self.kind, CitevalError)
@@ -355,6 +357,8 @@ def run_task(
         return _run(task, settings, registry, judge)
     except DataError as exc:
         return ShardFailure("DataError", exc.message, exc.path, exc.line, exc.field)
+    except StoreError as exc:  # its exit code rides in `line`
+        return ShardFailure("StoreError", exc.message, exc.path, exc.exit_code)
     except CitevalError as exc:
         return ShardFailure(type(exc).__name__, str(exc))
 

@@ -134,8 +134,9 @@ def _claim(folder: Path, fd: int, command: str) -> None:
         )
     since = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     record = json.dumps({"pid": os.getpid(), "command": command, "since": since}) + "\n"
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, record.encode("utf-8"), 0)
+    with contextlib.suppress(OSError):  # a full disk: the flock holds all the same, only unnamed
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, record.encode("utf-8"), 0)
 
 
 @contextlib.contextmanager
