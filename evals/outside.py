@@ -31,7 +31,8 @@ import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from evals.contract.metrics import FAITHFULNESS
-from evals.errors import BackendError, UsageError
+from evals.errors import BackendError, DataError, UsageError
+from evals.store.reading import parse_json
 
 T = TypeVar("T")
 
@@ -281,11 +282,25 @@ async def post_json(
         error = OutsideCallError("connection_error", scrub(f"{type(exc).__name__}: {exc}"), retryable=True)
         error.refused = isinstance(exc, httpx.ConnectError)  # refused, unreachable, unknown host
         raise error from None
+    return parse_reply(body, scrub)
+
+
+def parse_reply(body: bytes, scrub: Callable[[str], str] = lambda text: text) -> Any:
+    """A reply's JSON read as citeval reads its own files (evals.store.reading: no NaN or Infinity,
+    no duplicate key, at most 200 levels deep, numbers of at most 1,000 digits), so what a service
+    sends can be stored and read back; anything else is an OutsideCallError (malformed_json)."""
     try:
-        return json.loads(body.decode("utf-8"))
+        text = body.decode("utf-8")
+        json.loads(text)  # the common errors read as before ("reply is not JSON"); limits checked below
     except (ValueError, RecursionError):
         preview = scrub(body[:80].decode("utf-8", "replace"))
         raise OutsideCallError("malformed_json", f"reply is not JSON: {preview!r}", retryable=True) from None
+    try:
+        return parse_json(text, "reply")
+    except DataError as exc:
+        reason = exc.message.removeprefix("invalid JSON: ")
+        raise OutsideCallError("malformed_json", f"reply is not JSON citeval can store: {reason}",
+                               retryable=False) from None
 
 
 def api_key(env_name: str | None, default_env: str, *, required: bool, what: str = "the LLM API key") -> str | None:

@@ -32,7 +32,7 @@ from evals.store.answers import repair_answers
 from evals.store.atomic import LineAppender, crash_point, make_folder_with
 from evals.store.jsonl import dump_line, existing_questions_file, load_questions, write_json_atomic
 from evals.store.lock import folder_lock
-from evals.store.reading import file_sha256
+from evals.store.reading import JsonLimits, file_sha256, parse_json
 from evals.store.runfolder import ANSWERS, MANIFEST, load_manifest
 from evals.store.secrets import is_scrubbed, scrub, scrub_spec
 
@@ -138,14 +138,27 @@ def _answer_line(answer: Answer, secrets: list[str]) -> tuple[Answer, str]:
     try:
         line = scrub(dump_line(answer), secrets, min_length=MIN_SECRET_LENGTH)
         line.encode("utf-8")
-        return answer, line
     except (ValueError, UnicodeError) as exc:  # PydanticSerializationError is a ValueError
         reason = str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
-        failed = error_answer(
-            answer.question_id.encode("utf-8", "backslashreplace").decode("utf-8"), "unencodable_answer",
-            f"the backend's answer holds text that is not valid Unicode and cannot be saved ({reason[:200]})",
-        )
-        return failed, scrub(dump_line(failed), secrets, min_length=MIN_SECRET_LENGTH)
+        return _unstorable(answer, "unencodable_answer", "holds text that is not valid Unicode", reason, secrets)
+    try:
+        # what every reader will demand of the line (evals.store.reading): refused here, the run stays scorable
+        parse_json(line, ANSWERS)
+        if len(line.encode("utf-8")) > JsonLimits.from_env().max_line_bytes:
+            raise DataError(ANSWERS, None, f"a line longer than {JsonLimits.from_env().max_line_bytes} bytes")
+    except DataError as exc:
+        return _unstorable(answer, "unreadable_answer", "is beyond the limits citeval reads answers within",
+                           exc.message, secrets)
+    return answer, line
+
+
+def _unstorable(answer: Answer, kind: str, what: str, reason: str, secrets: list[str]) -> tuple[Answer, str]:
+    """An error answer in place of one that cannot be saved as it came."""
+    failed = error_answer(
+        answer.question_id.encode("utf-8", "backslashreplace").decode("utf-8"), kind,
+        f"the backend's answer {what} and cannot be saved ({reason[:200]})",
+    )
+    return failed, scrub(dump_line(failed), secrets, min_length=MIN_SECRET_LENGTH)
 
 
 async def _answer_one(backend: BaseBackend, question: Question, asked_at: datetime, deadline: float) -> Answer:

@@ -205,11 +205,10 @@ def score_pairs(
     fresh: list[Judgment] = []
     labels = list(labels)
     source = f"auto:{judge.name}" if judge is not None else None
+    before = _usage_snapshot(judge)  # every request of this shard counts: the joint units and context support
     if judge is not None:
-        before = _usage_snapshot(judge)
         # pairs, claims' unions and the leave-one-out sets they call for (DESIGN 6 "Details")
         units, verdicts = judge_joint(judge, checks, prior=pick_labels(labels, None))
-        result.usage = _usage_delta(before, _usage_snapshot(judge))
         fresh = support_judgments(settings.run_id, judge.name, units, verdicts, at=settings.judged_at)
         result.units, result.failed = len(units), sum(v.error is not None for v in verdicts)
         result.judgments = "".join(dump_line(j) for j in fresh)
@@ -224,6 +223,8 @@ def score_pairs(
         result.faithfulness_failures = sorted({r.reason for r in found if r.value is None and r.reason})
     scored = [score_answer(c, chosen, registry, faith.get(c.question.question_id)) for c in checks]
     add_context_support(scored, checks, registry, judge)  # claims vs all retrieved evidence (issue 19)
+    if judge is not None:
+        result.usage = _usage_delta(before, _usage_snapshot(judge))
     rows = [s.to_json() for s in scored]
     result.columns = RunColumns.of(scored)
     result.per_question = "".join(dump_line(row) for row in rows)

@@ -24,8 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from evals.errors import DataError
 from evals.store.atomic import append_once
-from evals.store.reading import open_binary
+from evals.store.reading import decode_text, open_binary, parse_json
 
 # verdicts written by this process kept in memory (a unit judged twice in one run is a cache hit)
 RECENT = 65_536
@@ -37,12 +38,24 @@ def cache_key(model: str, prompt_version: str, claim: str, evidence: list[str], 
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
+LABELS = ("supported", "partial", "unsupported", "cannot_judge")
+
+
 def _entry(line: bytes) -> dict[str, Any] | None:
+    """A cache line as a verdict, or None for one that is not: cut short by a kill, beyond the
+    reading limits, or not a verdict (a miss: the unit is judged again, never a traceback)."""
     try:
-        entry = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return None  # a line cut short by a kill
-    return entry if isinstance(entry, dict) and isinstance(entry.get("key"), str) else None
+        entry = parse_json(decode_text(line, "judge_cache.jsonl"), "judge_cache.jsonl")
+    except DataError:
+        return None
+    if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
+        return None
+    score = entry.get("score")
+    if entry.get("value") not in LABELS or not isinstance(entry.get("reason"), str):
+        return None
+    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 1):
+        return None
+    return entry
 
 
 class VerdictCache:

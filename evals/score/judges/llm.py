@@ -201,13 +201,32 @@ class LlmClient:
         try:
             if self.config.provider == "openai":
                 text = payload["choices"][0]["message"]["content"] or ""
-                usage = payload.get("usage") or {}
-                return Completion(text, int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)))
-            text = "".join(b.get("text", "") for b in payload["content"] if b.get("type") == "text")
-            usage = payload.get("usage") or {}
-            return Completion(text, int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0)))
-        except (KeyError, IndexError, TypeError, AttributeError, ValueError):
-            raise OutsideCallError("malformed_reply", "reply has no message content", retryable=True) from None
+                usage, names = payload.get("usage") or {}, ("prompt_tokens", "completion_tokens")
+            else:
+                text = "".join(b.get("text", "") for b in payload["content"] if b.get("type") == "text")
+                usage, names = payload.get("usage") or {}, ("input_tokens", "output_tokens")
+            if not isinstance(text, str):
+                raise TypeError("content is not text")
+            return Completion(text, _tokens(usage, names[0]), _tokens(usage, names[1]))
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError, OverflowError):
+            raise OutsideCallError("malformed_reply", "reply has no message content as text, or odd token counts",
+                                   retryable=True) from None
+
+
+MAX_TOKENS_A_REQUEST = 10**9  # a count past this is no count a model reports
+
+
+def _tokens(usage: Mapping[str, Any], name: str) -> int:
+    """A token count of a reply's usage: a whole number from 0 up (absent: 0); anything else (a
+    string, Infinity, a negative or fractional number) is a ValueError — a malformed reply."""
+    value = usage.get(name, 0)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise ValueError(f"{name} is not a number")
+    if not 0 <= value <= MAX_TOKENS_A_REQUEST or value != int(value):
+        raise ValueError(f"{name} {value!r} is not a token count")
+    return int(value)
 
 
 class LlmJudge(SupportJudge):
