@@ -55,6 +55,9 @@ def run(
     refusal_patterns: RefusalPatternsOpt = None,
     output: FormatOpt = OutputFormat.text,
     wait: WaitOpt = 0.0,
+    retry_errors: Annotated[
+        bool, typer.Option("--retry-errors", help="With --resume: ask again the questions whose answer is an error.")
+    ] = False,
 ) -> None:
     """Replay a dataset's questions through a backend into runs/<run_id>/."""
     options = evals.RunOptions(
@@ -64,10 +67,13 @@ def run(
     with ProgressBar() as progress, lock_wait(wait):
         if resume is not None:
             result = evals.resume_run(
-                resume, backend_spec=backend, on_progress=progress, prices=prices, refusal_patterns=refusal_patterns
+                resume, backend_spec=backend, on_progress=progress, prices=prices, refusal_patterns=refusal_patterns,
+                retry_errors=retry_errors,
             )
         elif dataset is None:
             raise evals.UsageError("give a DATASET (or --resume RUN_DIR)")
+        elif retry_errors:
+            raise evals.UsageError("--retry-errors goes with --resume RUN_DIR")
         else:
             result = evals.start_run(
                 dataset, backend or "reference", out=out, run_id=run_id, options=options, on_progress=progress

@@ -340,17 +340,26 @@ def _field(record: Any, name: str) -> Any:
 
 
 def backend_failure(run_dir: Any, total: int, errors: int) -> BackendError | None:
-    """`run` and `eval`: BackendError when the backend failed on every question of the run."""
-    if total == 0 or errors < total:
+    """`run` and `eval`: BackendError (exit 3) when the backend failed on every question of the run,
+    or stopped answering midway (an outage: the circuit breaker opened), saying how to resume."""
+    if total == 0 or errors == 0:
         return None
     from evals.store.runfolder import RunFolder
 
-    reasons = [
-        f"{a.error.type}: {a.error.message}" if a.error else "backend error"
-        for a in RunFolder(run_dir).answers.values()
-        if a.status == "error"
-    ]
-    return all_failed_error("backend", "questions", total, reasons)
+    failed = [a for a in RunFolder(run_dir).answers.values() if a.status == "error"]
+    reasons = [f"{a.error.type}: {a.error.message}" if a.error else "backend error" for a in failed]
+    resume = f"once it is back: citeval run --resume {run_dir} --retry-errors"
+    if errors >= total:
+        error = all_failed_error("backend", "questions", total, reasons)
+        return None if error is None else BackendError(f"{error}; {resume}")
+    stopped = [r for r in reasons if r.startswith("circuit_open")]
+    if not stopped:
+        return None  # some questions failed, the others were answered: the run's own verdict
+    first = next((r for r in reasons if not r.startswith("circuit_open")), stopped[0])
+    return BackendError(
+        f"the backend stopped answering during the run: {total - errors} of {total} questions answered, then "
+        f"{len(stopped)} not asked after the circuit breaker opened (first failure: {first}); {resume}"
+    )
 
 
 def judge_failure(judge: str, scores: Any, *, ragas: bool = False) -> BackendError | None:

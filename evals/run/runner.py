@@ -10,6 +10,7 @@ last line and asks only the questions that have no answer yet.
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import platform
 import re
@@ -54,6 +55,28 @@ def _from_environment(name: str) -> str | None:
     return _setting_file(os.environ.get(name))
 
 
+MAX_CONCURRENCY = 1024
+MAX_TIMEOUT_S = 24 * 3600.0
+MAX_RETRIES = 20  # past this a retry loop is a hang (each retry waits up to the timeout)
+
+
+def check_run_numbers(concurrency: Any, timeout: Any, retries: Any, limit: Any = None) -> None:
+    """The run's numbers, finite and bounded (a UsageError naming the option otherwise): --timeout nan
+    or --retries 100000 would run forever."""
+    def whole(value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool)
+
+    if not whole(concurrency) or not 1 <= concurrency <= MAX_CONCURRENCY:
+        raise UsageError(f"--concurrency must be a whole number from 1 to {MAX_CONCURRENCY} (got {concurrency!r})")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) \
+            or not 0.1 <= timeout <= MAX_TIMEOUT_S:
+        raise UsageError(f"--timeout must be a number of seconds from 0.1 to {MAX_TIMEOUT_S:g} (got {timeout!r})")
+    if not whole(retries) or not 0 <= retries <= MAX_RETRIES:
+        raise UsageError(f"--retries must be a whole number from 0 to {MAX_RETRIES} (got {retries!r})")
+    if limit is not None and (not whole(limit) or limit < 1):
+        raise UsageError(f"--limit must be a whole number from 1 (got {limit!r})")
+
+
 @dataclass
 class RunOptions:
     concurrency: int = 8
@@ -71,6 +94,7 @@ class RunOptions:
     def __post_init__(self) -> None:
         self.prices = _setting_file(self.prices)
         self.refusal_patterns = _setting_file(self.refusal_patterns)
+        check_run_numbers(self.concurrency, self.timeout, self.retries, self.limit)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -189,7 +213,8 @@ async def _run_questions(
 ) -> None:
     semaphore = asyncio.Semaphore(max(1, options.concurrency))
     # the whole call, retries included, must end within this; backends time single requests themselves
-    deadline = options.timeout * (options.retries + 1) + 5
+    # (the http backend waits between attempts at most one timeout: see evals.run.backends.http)
+    deadline = options.timeout * (2 * options.retries + 1) + 5
     secrets = backend.secrets()
     pending: asyncio.Queue[Answer | None] = asyncio.Queue()
 
@@ -234,9 +259,12 @@ def _execute(
     questions: list[Question],
     options: RunOptions,
     on_progress: ProgressCallback | None,
+    retry_errors: bool = False,
 ) -> RunResult:
     answers_path = run_dir / ANSWERS
     done = repair_answers(answers_path)
+    if retry_errors:  # asked again: the new answer's line comes later, and a later line wins
+        done = {qid: answer for qid, answer in done.items() if answer.status != "error"}
     todo = [q for q in questions if q.question_id not in done]
     progress = RunProgress(total=len(questions), done=len(questions) - len(todo), skipped=len(questions) - len(todo))
     progress.errors = sum(1 for q in questions if q.question_id in done and done[q.question_id].status == "error")
@@ -348,14 +376,16 @@ def resume_run(
     on_progress: ProgressCallback | None = None,
     prices: Path | str | None = None,
     refusal_patterns: Path | str | None = None,
+    retry_errors: bool = False,
 ) -> RunResult:
-    """Continue a run: same dataset, backend and settings, only the questions without an answer.
-    prices / refusal_patterns, when given, must be the files the run was made with. The run
-    folder's lock is held throughout: a second resume waits or refuses (evals.store.lock)."""
+    """Continue a run: same dataset, backend and settings, only the questions without an answer
+    (retry_errors: and those whose answer is an error, e.g. after an outage). prices /
+    refusal_patterns, when given, must be the files the run was made with. The run folder's lock
+    is held throughout: a second resume waits or refuses (evals.store.lock)."""
     run_dir = Path(run_dir)
     load_manifest(run_dir)  # a folder without a manifest is no run folder: said so before any lock
     with folder_lock(run_dir, "citeval run --resume"):
-        return _resume_locked(run_dir, backend_spec, options, on_progress, prices, refusal_patterns)
+        return _resume_locked(run_dir, backend_spec, options, on_progress, prices, refusal_patterns, retry_errors)
 
 
 def _resume_locked(
@@ -365,6 +395,7 @@ def _resume_locked(
     on_progress: ProgressCallback | None,
     prices: Path | str | None,
     refusal_patterns: Path | str | None,
+    retry_errors: bool = False,
 ) -> RunResult:
     manifest = load_manifest(run_dir)  # read again under the lock: the last writer's
     dataset = Path(manifest.dataset.path)
@@ -383,4 +414,4 @@ def _resume_locked(
     if backend_spec is None and is_scrubbed(manifest.backend):
         raise UsageError("the saved backend spec had secrets removed; pass --backend again with --resume")
     questions, backend = _prepare(dataset, manifest.backend if backend_spec is None else backend_spec, options)
-    return _execute(run_dir, manifest, backend, questions, options, on_progress)
+    return _execute(run_dir, manifest, backend, questions, options, on_progress, retry_errors)
