@@ -270,3 +270,25 @@ def test_a_closed_stdout_stays_quiet(tmp_path: Path) -> None:
     piped = subprocess.run(f"{sys.executable} {ROOT / 'cli.py'} schema scores | head -c 1", shell=True, cwd=tmp_path,
                            env=env, capture_output=True, text=True, timeout=60)
     assert piped.stdout == "{" and piped.stderr == ""
+
+
+def test_no_free_inode_is_a_clean_refusal(scored: Path, tmp_path: Path) -> None:
+    disk = tmp_path / "inodes"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m,nr_inodes=64", "tmpfs", str(disk)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("no tmpfs can be mounted here (not root)")
+    try:
+        run = disk / "r"
+        shutil.copytree(scored, run)
+        before = {p.name: sha(p) for p in run.iterdir() if p.is_file()}
+        for i in range(100):  # every inode taken
+            try:
+                (disk / f"f{i}").touch()
+            except OSError:
+                break
+        done = cli("score", str(run), cwd=tmp_path)
+        clean_refusal(done, "no free inode")
+        assert {p.name: sha(p) for p in run.iterdir() if p.is_file()} == before and leftovers(disk) == []
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)

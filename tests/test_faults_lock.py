@@ -238,3 +238,70 @@ def test_report_and_bundle_refuse_a_folder_being_scored(scored: Path, tmp_path: 
         assert refused.returncode == 2, refused.stderr
         assert "being scored now" in refused.stderr
     assert not (tmp_path / "r.html").exists() and not (tmp_path / "b.tar.gz").exists()
+
+
+def test_sigterm_ends_a_run_as_interrupted_and_it_resumes(tmp_path: Path) -> None:
+    import signal
+
+    ds = write_dataset(tmp_path / "ds")
+    service = start_answer_service({"q2": [Response(200, {"question_id": "q2", "status": "abstained"}, delay=30)]})
+    try:
+        running = start("run", str(ds), "--backend", f"http:{service.url}", "--out", str(tmp_path / "runs"),
+                        "--run-id", "r", "--concurrency", "1", cwd=tmp_path)
+        run = tmp_path / "runs" / "r"
+        wait_for_holder(run, "citeval run", running)
+        end = time.monotonic() + 30
+        while not service.arrivals.get("q2") and time.monotonic() < end:
+            time.sleep(0.02)
+        running.send_signal(signal.SIGTERM)
+        out, err = running.communicate(timeout=30)
+        assert running.returncode == 130, err
+        assert json.loads((run / "manifest.json").read_text(encoding="utf-8"))["options"]["status"] == "interrupted"
+        assert f"--resume {run}" in err
+        service.script = {}
+        assert cli("run", "--resume", str(run), cwd=tmp_path).returncode == 0
+    finally:
+        service.stop()
+    assert cli("score", str(run), cwd=tmp_path).returncode == 0
+
+
+SCORER = """
+import sys
+from evals.score.judges.llm import LlmConfig
+from evals.score.scoring import score_run
+score_run(sys.argv[1], judge="llm", llm=LlmConfig(model="m", base_url=sys.argv[2]), workers=2, shard_size=1)
+"""
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc (Linux)")
+def test_workers_die_with_a_killed_score_and_free_the_lock(scored: Path) -> None:
+    import signal
+
+    llm = start_fake_llm("openai", slow_seconds=60.0)
+    llm.fail_next("slow", 10)
+    try:
+        scorer = subprocess.Popen([sys.executable, "-c", SCORER, str(scored), llm.base_url], env=env(),
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        end = time.monotonic() + 60
+        while len(llm.requests) < 1 and time.monotonic() < end:
+            time.sleep(0.05)
+        workers = _children(scorer.pid)
+        assert workers, "no worker processes started"
+        scorer.send_signal(signal.SIGKILL)
+        scorer.wait(10)
+        end = time.monotonic() + 10
+        while any(Path(f"/proc/{w}").exists() and "Z" not in Path(f"/proc/{w}/stat").read_text().split()[2]
+                  for w in workers) and time.monotonic() < end:
+            time.sleep(0.05)
+        alive = [w for w in workers if Path(f"/proc/{w}").exists()
+                 and Path(f"/proc/{w}/stat").read_text().split()[2] != "Z"]
+        assert alive == []  # no orphan scoring on, holding the run folder's lock
+    finally:
+        llm.stop()
+    again = cli("score", str(scored), cwd=scored.parent.parent)
+    assert again.returncode == 0, again.stderr

@@ -138,3 +138,14 @@ def test_a_negative_cost_is_refused(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     line = one_error_line(done)
     assert "replay.jsonl:2" in line and "cost_usd" in line
+
+
+@pytest.mark.parametrize("spec", ["http:notaurl", "http://127.0.0.1:99999/x", "http:http://user:pw@[::1/x",
+                                  "http:ftp://host/x"])
+def test_a_broken_http_spec_is_bad_input_not_a_service_failure(spec: str, tmp_path: Path) -> None:
+    ds = write_dataset(tmp_path / "ds")
+    done = cli("run", str(ds), "--backend", spec, "--out", str(tmp_path / "runs"), cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    line = one_error_line(done)
+    assert "is not an http(s) URL" in line and "pw" not in line
+    assert not (tmp_path / "runs").exists()

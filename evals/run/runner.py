@@ -10,12 +10,15 @@ last line and asks only the questions that have no answer yet.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import os
 import platform
 import re
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -252,6 +255,24 @@ async def _run_questions(
             await backend.aclose()
 
 
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a CI job cancelled, `kill`) ends a run as Ctrl-C does: the answers so far kept, the
+    manifest saying "interrupted" rather than "running" (main thread only: where signals arrive)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _execute(
     run_dir: Path,
     manifest: RunManifest,
@@ -274,7 +295,9 @@ def _execute(
     manifest.options.status = "running"
     write_json_atomic(run_dir / MANIFEST, manifest)
     try:
-        asyncio.run(_run_questions(backend, todo, manifest.started_at, answers_path, options, progress, on_progress))
+        with _terminate_as_interrupt():
+            asyncio.run(_run_questions(backend, todo, manifest.started_at, answers_path, options, progress,
+                                       on_progress))
     except (KeyboardInterrupt, asyncio.CancelledError):
         manifest.options.status = "interrupted"
         write_json_atomic(run_dir / MANIFEST, manifest)

@@ -20,6 +20,7 @@ workers and any shard size.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -324,6 +325,25 @@ class _Worker:
 _WORKER: _Worker | None = None
 
 
+def _die_with_parent() -> None:
+    """A worker ends when the scoring that started it is killed (Linux: PR_SET_PDEATHSIG), so no
+    orphan keeps scoring — or keeps the run folder's lock, which it shares — after a kill -9."""
+    import multiprocessing
+    import signal
+    import sys
+
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # 1: PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            return
+    parent = multiprocessing.parent_process()
+    if parent is not None and not parent.is_alive():  # the parent died before the line above
+        os._exit(1)
+
+
 def init_worker(settings: ShardSettings) -> None:
     """Worker start: keep the settings, load the registry and build the judge, once per worker
     (fresh, not from a cache a forked parent may hold)."""
@@ -331,6 +351,7 @@ def init_worker(settings: ShardSettings) -> None:
 
     global _WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _die_with_parent()
     judge = settings.judge
     if isinstance(judge, str):
         judge = make_judge(judge, llm=settings.llm, cache_path=settings.cache_path)

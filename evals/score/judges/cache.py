@@ -38,24 +38,28 @@ def cache_key(model: str, prompt_version: str, claim: str, evidence: list[str], 
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-LABELS = ("supported", "partial", "unsupported", "cannot_judge")
-
-
 def _entry(line: bytes) -> dict[str, Any] | None:
-    """A cache line as a verdict, or None for one that is not: cut short by a kill, beyond the
-    reading limits, or not a verdict (a miss: the unit is judged again, never a traceback)."""
+    """A cache line as an entry, or None for one that is not: cut short by a kill, beyond the
+    reading limits (a RecursionError for json.loads), or without a key — a miss, never a traceback."""
     try:
         entry = parse_json(decode_text(line, "judge_cache.jsonl"), "judge_cache.jsonl")
     except DataError:
         return None
-    if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
-        return None
-    score = entry.get("score")
-    if entry.get("value") not in LABELS or not isinstance(entry.get("reason"), str):
+    return entry if isinstance(entry, dict) and isinstance(entry.get("key"), str) else None
+
+
+def verdict_of(entry: dict[str, Any]) -> tuple[str, float | None, str] | None:
+    """(label, score, reason) of a cached verdict, None when the entry is not one (a hand-edited or
+    foreign line: the unit is judged again rather than a bad label scored)."""
+    value, score, reason = entry.get("value"), entry.get("score"), entry.get("reason")
+    if value not in LABELS or not isinstance(reason, str):
         return None
     if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 1):
         return None
-    return entry
+    return value, score, reason
+
+
+LABELS = ("supported", "partial", "unsupported", "cannot_judge")
 
 
 class VerdictCache:

@@ -28,7 +28,7 @@ import httpx
 from evals.errors import UsageError
 from evals.outside import CallPolicy, OutsideCallError, OutsideService, api_key, post_json
 from evals.score.judges.base import JudgeInput, JudgeResult, SupportJudge, failed
-from evals.score.judges.cache import VerdictCache, cache_key
+from evals.score.judges.cache import VerdictCache, cache_key, verdict_of
 from evals.score.judges.prompt import SUPPORT_PROMPT, SupportPrompt, parse_verdict
 from evals.store.secrets import scrub
 
@@ -266,9 +266,11 @@ class LlmJudge(SupportJudge):
         if not evidence:
             return JudgeResult("cannot_judge", None, "no evidence text to compare")
         key = cache_key(self.config.model, self.prompt.version, item.claim, evidence, item.question)
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+        hit = self.cache.get(key) if self.cache is not None else None
+        cached = verdict_of(hit) if hit is not None else None
+        if cached is not None:
             self.usage.cache_hits += 1
-            return JudgeResult(hit["value"], hit["score"], hit["reason"])
+            return JudgeResult(*cached)  # type: ignore[arg-type]  # verdict_of checked the label
         user = self.prompt.user_message(JudgeInput(item.claim, evidence, item.question))
         price = price_for(self.config.model, self.prices)
         tokens: list[int] = []
