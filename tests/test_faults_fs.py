@@ -292,3 +292,19 @@ def test_no_free_inode_is_a_clean_refusal(scored: Path, tmp_path: Path) -> None:
         assert {p.name: sha(p) for p in run.iterdir() if p.is_file()} == before and leftovers(disk) == []
     finally:
         subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def test_a_run_whose_answers_file_is_refused_stops_asking(tmp_path: Path) -> None:
+    from factories import write_jsonl
+    from servers.answers import start_answer_service
+
+    ds = write_dataset(tmp_path / "ds")
+    write_jsonl(ds / "questions.jsonl", [{"question_id": f"q{i:02d}", "question": f"Вопрос {i}?"} for i in range(40)])
+    service = start_answer_service()
+    try:
+        done = cli("run", str(ds), "--backend", f"http:{service.url}", "--out", str(tmp_path / "runs"),
+                   "--run-id", "r", "--concurrency", "1", cwd=tmp_path, fsize=1500)
+    finally:
+        service.stop()
+    clean_refusal(done, "answers.jsonl")
+    assert service.hits < 10  # not 40: once a write is refused, no more questions are asked

@@ -115,12 +115,33 @@ def _odd_llm(reply: dict[str, Any]) -> Any:
     return server, seen
 
 
-@pytest.mark.parametrize("reply", [
+ODD_REPLIES = [
     {"content": ["a", "list"]}, {"content": 42}, {"content": {"label": "supported"}},
-    {"usage": {"prompt_tokens": "__INF__", "completion_tokens": 1}},
-], ids=["content-list", "content-number", "content-object", "prompt-tokens-infinity"])
-def test_odd_judge_replies_are_judge_failures(reply: dict[str, Any], scored_run: Path, tmp_path: Path) -> None:
+    {"usage": {"prompt_tokens": "__INF__", "completion_tokens": 1}}, {"usage": {"prompt_tokens": -5}},
+]
+
+
+@pytest.mark.parametrize("reply", ODD_REPLIES,
+                         ids=["content-list", "content-number", "content-object", "prompt-tokens-infinity",
+                              "negative-tokens"])
+def test_odd_judge_replies_are_judge_failures(reply: dict[str, Any], scored_run: Path) -> None:
+    from evals.outside import judge_failure
+    from evals.score.judges.llm import LlmConfig
+    from evals.score.scoring import score_run
+
     server, seen = _odd_llm(reply)
+    try:  # in this process, with short backoffs: the same code as the command, in a second
+        llm = LlmConfig(model="m", base_url=server.base_url + "/v1", backoff_s=0.01, max_retries=1)
+        scores = score_run(scored_run, judge="llm", llm=llm, workers=1).scores
+    finally:
+        server.stop()
+    failure = judge_failure("llm", scores)
+    assert failure is not None and failure.exit_code == 3 and "reply" in str(failure)
+    assert scores.judge_usage is not None and scores.judge_usage.requests == len(seen) >= 2  # retries counted
+
+
+def test_an_odd_judge_reply_is_exit_3_on_the_command_line(scored_run: Path, tmp_path: Path) -> None:
+    server, seen = _odd_llm(ODD_REPLIES[0])
     try:
         done = cli("score", str(scored_run), "--judge", "llm", "--llm-base-url", server.base_url + "/v1",
                    "--llm-model", "m", "--workers", "1", cwd=tmp_path)

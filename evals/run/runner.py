@@ -242,6 +242,8 @@ async def _run_questions(
 
     async def one(question: Question) -> None:
         async with semaphore:
+            if writing.done():  # the answers file refused a write (a full disk): ask nothing more
+                return
             answer = await _answer_one(backend, question, question.asked_at or default_asked_at, deadline)
         pending.put_nowait(answer)
 
