@@ -20,7 +20,7 @@ from matplotlib.ticker import MaxNLocator
 from evals.contract.models import TIERS_BY_RISK
 from evals.contract.scores import MetricEntry
 
-TIER_COLORS = {"all": "#111827", "critical": "#c2410c", "policy": "#2563eb", "reference": "#0d9488"}
+TIER_COLORS = {"all": "#111827", "critical": "#c2410c", "policy": "#2563eb", "reference": "#0f766e"}
 VERDICT_COLORS = {"better": "#15803d", "worse": "#b91c1c", "same": "#6b7280"}
 SERIES = ["#2563eb", "#c2410c", "#0d9488", "#7c3aed", "#ca8a04", "#db2777", "#4b5563", "#0891b2"]
 RC: dict[Any, Any] = {  # Any keys: matplotlib's stubs type rc names as Literal
