@@ -265,8 +265,7 @@ def _trend(runs: Sequence[RunFolder]) -> plots.Plot | None:
                 entry = run.scores.metrics.get(m)
                 point = (i, entry.value, entry.ci) if entry is not None else (i, None, None)
             values[m].setdefault(run.label, []).append(point)
-    ticks = [r.run_id if len(r.run_id) <= 16 else r.run_id[:15] + "…" for r in runs]
-    return plots.trends(values, TREND_METRICS, ticks, labels)
+    return plots.trends(values, TREND_METRICS, [r.run_id for r in runs], labels)  # full ids: no "…"
 
 
 def _comparison_view(c: Comparison, sections: Sequence[RunSection], anchors: Anchors, mode: str) -> ComparisonView:
@@ -464,7 +463,8 @@ def render_weekly(
     lang: str | None = None,
 ) -> ReportResult:
     """The week's runs under ROOT grouped by variant label: each label's newest run in depth,
-    each against the baseline label's newest (default: the label of the oldest run)."""
+    each against the baseline label's newest (default: the label of the oldest run) and against
+    its own label's previous run in the window, when there is one."""
     now = now or now_utc()
     start = parse_since(since, now)
     runs, notes = find_runs(root, start, now)
@@ -484,11 +484,15 @@ def render_weekly(
     # the baseline is a variant: the newest run of the oldest run's label, or of the label named
     base = latest[_pick_baseline(runs, baseline).label]
     focus = sorted(latest.values(), key=lambda r: (r.label != base.label, r.label))
-    comparisons = [compare_runs(base, r) for r in focus if r is not base]
+    comparisons: list[Comparison] = []
     variants = []
-    for label, newest in sorted(latest.items(), key=lambda kv: (kv[0] != base.label, kv[0])):
-        group = [r for r in runs if r.label == label]
-        variants.append({"label": label, "runs": group, "newest": newest, "baseline": newest is base})
+    for newest in focus:
+        group = [r for r in runs if r.label == newest.label]
+        # against the baseline variant, and against its own previous run: did this variant get better?
+        vs_base = None if newest is base else compare_runs(base, newest)
+        previous = compare_runs(group[-2], newest) if len(group) > 1 else None
+        comparisons += [c for c in (vs_base, previous) if c is not None]
+        variants.append({"label": newest.label, "runs": group, "newest": newest, "baseline": newest is base})
     path = Path(out) if out is not None else Path("reports") / f"{week_name(now)}.html"
     title = f"citeval weekly report — {week_name(now)}"
     notes.insert(0, f"runs started from {start:%Y-%m-%d %H:%M} to {now:%Y-%m-%d %H:%M} UTC under {root}")
