@@ -417,6 +417,9 @@ def test_report_section_escapes_and_puts_the_worst_first() -> None:
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert html.index("keeps 12") < html.index(">ok<")
     assert "12 → 18 in E1" in html and "0.50 [0.00, 1.00]" in html
+    # accessible tables, as every table of the report: a caption each, every header scoped
+    assert html.count("<table") == html.count("<caption>") == 2
+    assert html.count("<th") == html.count('<th scope="col"')
 
 
 def test_interrupted_probe_resumes_and_asks_only_what_is_missing(dataset: Path, tmp_path: Path) -> None:
