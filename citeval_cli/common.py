@@ -134,7 +134,8 @@ def emit(output: OutputFormat, to_json: Callable[[], Any], to_text: Callable[[],
 
 
 def _fail(message: str, code: int) -> None:
-    typer.echo(f"error: {message}", err=True)
+    for line in message.splitlines() or [""]:  # several problems (DataErrors): one line each
+        typer.echo(f"error: {line}", err=True)
     raise typer.Exit(code)
 
 

@@ -35,10 +35,12 @@ from citeval_cli.common import (
     handles_errors,
     llm_config,
 )
+from citeval_cli.config import from_command_line, settings_file
 
 
 @handles_errors
 def run(
+    ctx: typer.Context,
     dataset: Annotated[Path | None, typer.Argument(help="Dataset folder.")] = None,
     backend: ResumableBackendOpt = None,
     out: OutOpt = Path("runs"),
@@ -56,12 +58,14 @@ def run(
     """Replay a dataset's questions through a backend into runs/<run_id>/."""
     options = evals.RunOptions(
         concurrency=concurrency, limit=limit, timeout=timeout, retries=retries, label=label, prices=prices,
-        refusal_patterns=refusal_patterns,
+        refusal_patterns=refusal_patterns, config=settings_file(ctx),
     )
     with ProgressBar() as progress:
-        if resume is not None:
+        if resume is not None:  # the run's own backend and files, unless the command line names them
             result = evals.resume_run(
-                resume, backend_spec=backend, on_progress=progress, prices=prices, refusal_patterns=refusal_patterns
+                resume, backend_spec=from_command_line(ctx, "backend", backend), on_progress=progress,
+                prices=from_command_line(ctx, "prices", prices),
+                refusal_patterns=from_command_line(ctx, "refusal_patterns", refusal_patterns),
             )
         elif dataset is None:
             raise evals.UsageError("give a DATASET (or --resume RUN_DIR)")
@@ -84,6 +88,7 @@ def _require_backend_answered(result: Any) -> None:
 
 @handles_errors
 def probe(
+    ctx: typer.Context,
     dataset: Annotated[Path | None, typer.Argument(help="Dataset folder to generate probe questions from.")] = None,
     backend: ResumableBackendOpt = None,
     kinds: Annotated[
@@ -109,13 +114,14 @@ def probe(
 
     options = evals.RunOptions(
         concurrency=concurrency, timeout=timeout, retries=retries, label=label, prices=prices,
-        refusal_patterns=refusal_patterns,
+        refusal_patterns=refusal_patterns, config=settings_file(ctx),
     )
     with ProgressBar() as progress:
-        if resume is not None:
+        if resume is not None:  # the run's own backend and files, unless the command line names them
             result = resume_probe(
-                resume, backend_spec=backend, gates=gates, on_progress=progress, prices=prices,
-                refusal_patterns=refusal_patterns,
+                resume, backend_spec=from_command_line(ctx, "backend", backend), gates=gates, on_progress=progress,
+                prices=from_command_line(ctx, "prices", prices),
+                refusal_patterns=from_command_line(ctx, "refusal_patterns", refusal_patterns),
             )
         elif dataset is None:
             raise evals.UsageError("give a DATASET (or --resume RUN_DIR)")
@@ -132,6 +138,7 @@ def probe(
 
 @handles_errors
 def eval_(
+    ctx: typer.Context,
     dataset: Annotated[Path, typer.Argument(help="Dataset folder.")],
     backend: BackendOpt = "reference",
     out: OutOpt = Path("runs"),
@@ -160,7 +167,7 @@ def eval_(
 
     options = evals.RunOptions(
         concurrency=concurrency, limit=limit, timeout=timeout, retries=retries, label=label, prices=prices,
-        refusal_patterns=refusal_patterns,
+        refusal_patterns=refusal_patterns, config=settings_file(ctx),
     )
     llm = llm_config(llm_model, llm_base_url, llm_provider, llm_key_env)
     with ProgressBar() as progress:

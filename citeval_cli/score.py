@@ -24,6 +24,7 @@ from citeval_cli.common import (
     llm_config,
     say,
 )
+from citeval_cli.config import settings_file
 
 
 class PairsJudgeName(str, Enum):
@@ -44,6 +45,7 @@ def _require_judged(judge: str, scores: Any, ragas: bool) -> None:
 
 @handles_errors
 def score(
+    ctx: typer.Context,
     run_dir: Annotated[Path, typer.Argument(help="Run folder (runs/<run_id>).")],
     judge: JudgeOpt = JudgeName.offline,
     llm_base_url: LlmUrlOpt = None,
@@ -62,7 +64,9 @@ def score(
 ) -> None:
     """Check citations, judge support and compute metrics for a saved run (never re-runs the backend)."""
     llm = llm_config(llm_model, llm_base_url, llm_provider, llm_key_env)
-    result = evals.score_run(run_dir, judge=judge.value, llm=llm, ragas=ragas, workers=workers, parquet=parquet)
+    result = evals.score_run(
+        run_dir, judge=judge.value, llm=llm, ragas=ragas, workers=workers, parquet=parquet, config=settings_file(ctx)
+    )
     emit(output, result.scores.to_json, result.to_text)
     _require_judged(judge.value, result.scores, ragas)
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from evals._version import __version__
+from evals.contract.config import SettingsFile
 from evals.contract.models import RUN_ID_PATTERN, Answer, DatasetRef, Question, RunManifest, RunSettings
 from evals.data.registry import Registry
 from evals.data.validate import require_valid
@@ -66,6 +67,8 @@ class RunOptions:
     # options are made. Either way the manifest records them, so a run says how it was made.
     prices: Path | str | None = field(default_factory=lambda: _from_environment(PRICES_ENV))
     refusal_patterns: Path | str | None = field(default_factory=lambda: _from_environment(REFUSAL_PATTERNS_ENV))
+    # the settings file (citeval.toml) the command read: the manifest records its path and sha256
+    config: SettingsFile | None = None
 
     def __post_init__(self) -> None:
         self.prices = _setting_file(self.prices)
@@ -75,6 +78,8 @@ class RunOptions:
         return {
             "concurrency": self.concurrency, "limit": self.limit, "timeout": self.timeout, "retries": self.retries,
             "prices": self.prices, "refusal_patterns": self.refusal_patterns,
+            "config_file": self.config.path if self.config else None,
+            "config_sha256": self.config.sha256 if self.config else None,
         }
 
 

@@ -37,6 +37,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from evals._version import __version__
+from evals.contract.config import SettingsFile
 from evals.contract.metrics import CITATION_COMPLETENESS, CITATION_CORRECTNESS
 from evals.contract.models import Answer, Judgment, Question
 from evals.contract.scores import (
@@ -185,6 +186,7 @@ def score_run(
     parquet: bool = False,
     shard_size: int = SHARD_SIZE,
     gates: Path | str | None = None,
+    config: SettingsFile | None = None,
 ) -> ScoreResult:
     """Score a run folder.
 
@@ -197,7 +199,8 @@ def score_run(
     per_question.parquet (pyarrow, and the pandas it imports, add about 75 MB to each process:
     asked for, never automatic, so a run's memory does not jump with its size). gates: the gates
     file that will gate this run (`citeval eval`), recorded with its sha256 in the provenance, so
-    scores.json is written once
+    scores.json is written once. config: the settings file (citeval.toml) the command read,
+    recorded with its sha256 in the provenance.
     """
     run_dir = Path(run_dir)
     _check_sizes(workers, shard_size)
@@ -232,7 +235,7 @@ def score_run(
         _check_unscored_answers(answers_path, unused)
         outputs.close_table()
         staging.close_files()  # judge agreement reads the new judgments.jsonl
-        scores = _scores(totals, feed, labels, judge, faithfulness, manifest, seed, staging, run, gates)
+        scores = _scores(totals, feed, labels, judge, faithfulness, manifest, seed, staging, run, (gates, config))
         staging.write_json(SCORES, scores.to_json())
         staging.commit(remove=() if parquet else (PER_QUESTION_PARQUET,))
     return ScoreResult(run_dir, scores, workers if pool_settings is not None else 1)
@@ -590,7 +593,7 @@ def _scores(
     seed: int,
     staging: _Staging,
     run: RunFolder,
-    gates: Path | str | None = None,
+    recorded: tuple[Path | str | None, SettingsFile | None] = (None, None),
 ) -> Scores:
     body = build_scores(totals.columns, seed)
     extra: dict[str, Any] = {}
@@ -619,7 +622,8 @@ def _scores(
         "seed": seed,
         "n_unanswered": feed.unanswered,
     }
-    record = provenance(judge=judge, seed=seed, gates_file=gates)
+    gates, config = recorded  # the gates file and the settings file, for the provenance
+    record = provenance(judge=judge, seed=seed, gates_file=gates, config=config)
     return body.model_copy(update={**header, **extra, "provenance": record})
 
 
