@@ -143,11 +143,13 @@ def test_run_and_eval_report_as_json_and_as_their_text(tmp_path: Path) -> None:
     plain = runner.invoke(app, ["run", str(ds), "--backend", f"replay:{replay}", "--out", str(tmp_path / "runs"),
                                 "--run-id", "text"])
     assert plain.exit_code == 0, plain.output
-    assert plain.stdout == f"{tmp_path / 'runs' / 'text'}: 3/3 answered, 0 error(s)\n"
+    # q1 answered, q2 and q3 abstained (the replay file of tests/factories.py)
+    assert plain.stdout == f"{tmp_path / 'runs' / 'text'}: 3 question(s): 1 answered, 2 abstained, 0 error(s)\n"
     doc = _json(["run", str(ds), "--backend", f"replay:{replay}", "--out", str(tmp_path / "runs"),
                  "--run-id", "j"])
     run_dir = tmp_path / "runs" / "j"
     assert (doc["run_dir"], doc["run_id"], doc["answered"], doc["errors"], doc["total"]) == (str(run_dir), "j", 3, 0, 3)
+    assert doc["statuses"] == {"answered": 1, "abstained": 2, "error": 0}
     assert doc["manifest"] == json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
     report = tmp_path / "r.html"
     # the shipped gates fail this run (it abstains once where it should not): the gate's exit code, 1
