@@ -38,7 +38,7 @@ import numpy as np
 
 from evals._version import __version__
 from evals.contract.config import SettingsFile
-from evals.contract.metrics import CITATION_COMPLETENESS, CITATION_CORRECTNESS
+from evals.contract.metrics import CITATION_COMPLETENESS, CITATION_CORRECTNESS, CONTEXT_SUPPORT
 from evals.contract.models import Answer, Judgment, Question
 from evals.contract.scores import (
     SCORES_SCHEMA_VERSION,
@@ -60,7 +60,7 @@ from evals.score.judges.factory import make_judge
 from evals.score.judges.faithfulness import FaithfulnessResult, FaithfulnessSample, ragas_faithfulness_sync
 from evals.score.judges.llm import LlmConfig
 from evals.score.memory import release_free_memory
-from evals.score.metrics import PER_ANSWER, AnswerScore, build_scores
+from evals.score.metrics import NO_SUPPORT_JUDGE, PER_ANSWER, AnswerScore, build_scores
 from evals.score.provenance import provenance
 from evals.score.shard import (
     SHARD_SIZE,
@@ -604,6 +604,8 @@ def _scores(
             extra["judge_usage"] = usage
         if totals.units and totals.failed >= totals.units:
             _say_judge_failed(body, judge, usage)
+    else:
+        _say_no_judge(body)
     if faithfulness is not None:
         extra["faithfulness_failures"] = sorted(totals.faithfulness_failures)[:20]
     if labels.human_support:
@@ -625,6 +627,16 @@ def _scores(
     gates, config = recorded  # the gates file and the settings file, for the provenance
     record = provenance(judge=judge, seed=seed, gates_file=gates, config=config)
     return body.model_copy(update={**header, **extra, "provenance": record})
+
+
+def _say_no_judge(scores: Scores) -> None:
+    """No support judge ran: the judged metrics left null say so (overall, by tier, by tag)."""
+    breakdowns = [*scores.by_tier.values(), *scores.by_tag.values()]
+    for metrics in [scores.metrics, *(b.metrics for b in breakdowns)]:
+        for name in (*_SUPPORT_METRICS, CONTEXT_SUPPORT):
+            entry = metrics.get(name)
+            if entry is not None and entry.value is None:
+                entry.reason = NO_SUPPORT_JUDGE
 
 
 def _say_judge_failed(scores: Scores, judge: SupportJudge, usage: JudgeUsage | None) -> None:

@@ -222,7 +222,8 @@ def score_pairs(
         found = settings.faithfulness([sample for _, sample in samples]) if samples else []
         faith = {qid: r.value for (qid, _), r in zip(samples, found, strict=True)}
         result.faithfulness_failures = sorted({r.reason for r in found if r.value is None and r.reason})
-    scored = [score_answer(c, chosen, registry, faith.get(c.question.question_id)) for c in checks]
+    scored = [score_answer(c, chosen, registry, faith.get(c.question.question_id), judged=judge is not None)
+              for c in checks]
     add_context_support(scored, checks, registry, judge)  # claims vs all retrieved evidence (issue 19)
     rows = [s.to_json() for s in scored]
     result.columns = RunColumns.of(scored)
