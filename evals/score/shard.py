@@ -42,7 +42,7 @@ from evals.score.judges.joint import joint_units, judge_joint
 from evals.score.judges.llm import LlmConfig
 from evals.score.memory import release_free_memory
 from evals.score.metrics import pick_labels, score_answer
-from evals.store.answers import answer_from_line
+from evals.store.answers import answer_errors, answer_from_line
 from evals.store.jsonl import dump_line, load_questions, validation_errors
 from evals.text.normalize import strip_markers
 
@@ -245,7 +245,7 @@ def _as_answer(answer: AnswerLike, number: int) -> Answer:
     try:
         return Answer.model_validate(answer)
     except ValidationError as exc:
-        raise validation_errors("answers", number, exc)[0] from None
+        raise answer_errors("answers", number, exc, answer) from None
 
 
 def score_shard(
