@@ -13,6 +13,7 @@ import typer
 
 import evals
 from citeval_cli import data, gate, label, quotes, report, run, schema, score
+from citeval_cli.common import tidy_help
 from citeval_cli.config import apply_config
 from evals.store.config import CONFIG_ENV
 
@@ -67,7 +68,8 @@ def main(
 ) -> None:
     """Evaluate whether a RAG system's citations can be checked by a person.
 
-    Settings come from the command line, then environment variables, then ./citeval.toml (or --config FILE), then the defaults.
+    Settings come from the command line, then environment variables, then ./citeval.toml (or --config
+    FILE), then the defaults.
 
     Example: citeval eval datasets/demo
     """
@@ -76,3 +78,6 @@ def main(
     if ctx.invoked_subcommand is None:
         typer.echo(ctx.get_help())
         raise typer.Exit(2)
+
+
+tidy_help(app)  # every --help from its docstring, each paragraph on one line (citeval_cli.common.help_text)

@@ -55,7 +55,14 @@ def run(
     refusal_patterns: RefusalPatternsOpt = None,
     output: FormatOpt = OutputFormat.text,
 ) -> None:
-    """Replay a dataset's questions through a backend into runs/<run_id>/."""
+    """Replay a dataset's questions through a backend into runs/<run_id>/.
+
+    Each answer is appended as it arrives; --resume RUN_DIR asks only what is missing. Exit 3 when the backend
+    failed on every question.
+
+    Example: citeval run datasets/demo --backend http:http://localhost:8000/answer
+    Example: citeval run --resume runs/20240501T120000Z-http
+    """
     options = evals.RunOptions(
         concurrency=concurrency, limit=limit, timeout=timeout, retries=retries, label=label, prices=prices,
         refusal_patterns=refusal_patterns, config=settings_file(ctx),
@@ -107,8 +114,13 @@ def probe(
     refusal_patterns: RefusalPatternsOpt = None,
     output: FormatOpt = OutputFormat.text,
 ) -> None:
-    """Ask the system generated probe questions (DESIGN 10); exit 1 when a kind's decorative rate
-    is above the gates file's [probe] bound, 3 when the backend failed."""
+    """Ask the system generated probe questions: can its citations be believed?
+
+    Exit 1 when a kind's decorative rate is above the gates file's [probe] bound, 3 when the backend failed
+    (DESIGN 10).
+
+    Example: citeval probe datasets/demo --kinds revoked_edition --limit 5
+    """
     from evals.probe.core import resume_probe, run_probe
     from evals.probe.render import probe_text
 
@@ -162,7 +174,13 @@ def eval_(
     refusal_patterns: RefusalPatternsOpt = None,
     output: FormatOpt = OutputFormat.text,
 ) -> None:
-    """Run + score + gate + report: the one command for CI and first use; exits with the gate's code."""
+    """Run + score + gate + report: the one command for CI and first use; exits with the gate's code.
+
+    DATASET and every option may come from ./citeval.toml ([run], [score], [gate], [report], [eval]).
+
+    Example: citeval eval datasets/demo --judge none --report-out demo.html
+    Example: citeval eval datasets/demo --backend python:bot:answer
+    """
     from evals.evaluate import evaluate
 
     options = evals.RunOptions(

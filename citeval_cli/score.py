@@ -62,7 +62,12 @@ def score(
         typer.Option("--parquet/--no-parquet", help="Also write per_question.parquet (typed columns)."),
     ] = False,
 ) -> None:
-    """Check citations, judge support and compute metrics for a saved run (never re-runs the backend)."""
+    """Check citations, judge support and compute metrics for a saved run (never re-runs the backend).
+
+    --judge none runs the checks only: the metrics a judge decides are then null ("—") with the reason.
+
+    Example: citeval score runs/demo --judge none
+    """
     llm = llm_config(llm_model, llm_base_url, llm_provider, llm_key_env)
     result = evals.score_run(
         run_dir, judge=judge.value, llm=llm, ragas=ragas, workers=workers, parquet=parquet, config=settings_file(ctx)
@@ -76,7 +81,10 @@ def selftest(
     dataset: Annotated[Path, typer.Argument(help="Dataset folder.")],
     output: FormatOpt = OutputFormat.text,
 ) -> None:
-    """Inject every fault kind into reference answers; exit 1 unless each is caught and nothing else alarms."""
+    """Inject every fault kind into reference answers; exit 1 unless each is caught and nothing else alarms.
+
+    Example: citeval selftest datasets/demo
+    """
     from evals.score.selftest import run_selftest
 
     report = run_selftest(dataset)
@@ -101,6 +109,9 @@ def judge(
     """Judge (claim, evidence) pairs; stdout gets {pair_id, value, score, reason} lines (json) or a table.
 
     With a `label` on the pairs, agreement with those labels (accuracy, macro-F1, Cohen's κ) goes to stderr.
+
+    Example: citeval judge examples/pairs.jsonl
+    Example: citeval judge examples/pairs.jsonl --format json
     """
     import json
 

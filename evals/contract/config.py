@@ -56,7 +56,7 @@ class _JudgeKeys(_Table):
     llm_base_url: str | None = Field(default=None, description="OpenAI-compatible base URL (…/v1), or Anthropic's.")
     llm_provider: Literal["openai", "anthropic"] | None = Field(default=None, description="The LLM's API.")
     llm_key_env: str | None = Field(default=None, description="Environment variable holding the API key.")
-    ragas: bool | None = Field(default=None, description="Add the Ragas judge's score of each answer (needs llm_model).")
+    ragas: bool | None = Field(default=None, description="Add Ragas's score of each answer (needs llm_model).")
 
 
 class RunTable(_RunKeys):
