@@ -144,6 +144,7 @@ def test_every_command_of_the_examples_page_runs_as_written(scratch: tuple[Path,
     manifest = json.loads((cwd / "runs" / "from-file" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["label"] == "demo" and manifest["options"]["config_file"] == str(cwd.resolve() / "citeval.toml")
     assert json.loads((cwd / "runs" / "checks-only" / "scores.json").read_text(encoding="utf-8"))["judge"] is None
+    assert (cwd / "reports" / "latest.html").is_file()  # [report] out is eval's --report-out
     http_bot = next(r for c, r in out.items() if "--run-id http-bot" in c)
     assert "gate FAILED" in http_bot.stdout and "SHOULD_HAVE_ABSTAINED" in http_bot.stdout
     python_bot = next(r for c, r in out.items() if c.startswith("citeval score runs/python-bot"))
