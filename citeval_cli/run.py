@@ -35,10 +35,12 @@ from citeval_cli.common import (
     handles_errors,
     llm_config,
 )
+from citeval_cli.config import from_command_line, settings_file
 
 
 @handles_errors
 def run(
+    ctx: typer.Context,
     dataset: Annotated[Path | None, typer.Argument(help="Dataset folder.")] = None,
     backend: ResumableBackendOpt = None,
     out: OutOpt = Path("runs"),
@@ -53,15 +55,24 @@ def run(
     refusal_patterns: RefusalPatternsOpt = None,
     output: FormatOpt = OutputFormat.text,
 ) -> None:
-    """Replay a dataset's questions through a backend into runs/<run_id>/."""
+    """Replay a dataset's questions through a backend into runs/<run_id>/.
+
+    Each answer is appended as it arrives; --resume RUN_DIR asks only what is missing. Exit 3 when the backend
+    failed on every question.
+
+    Example: citeval run datasets/demo --backend http:http://localhost:8000/answer
+    Example: citeval run --resume runs/20240501T120000Z-http
+    """
     options = evals.RunOptions(
         concurrency=concurrency, limit=limit, timeout=timeout, retries=retries, label=label, prices=prices,
-        refusal_patterns=refusal_patterns,
+        refusal_patterns=refusal_patterns, config=settings_file(ctx),
     )
     with ProgressBar() as progress:
-        if resume is not None:
+        if resume is not None:  # the run's own backend and files, unless the command line names them
             result = evals.resume_run(
-                resume, backend_spec=backend, on_progress=progress, prices=prices, refusal_patterns=refusal_patterns
+                resume, backend_spec=from_command_line(ctx, "backend", backend), on_progress=progress,
+                prices=from_command_line(ctx, "prices", prices),
+                refusal_patterns=from_command_line(ctx, "refusal_patterns", refusal_patterns),
             )
         elif dataset is None:
             raise evals.UsageError("give a DATASET (or --resume RUN_DIR)")
@@ -84,6 +95,7 @@ def _require_backend_answered(result: Any) -> None:
 
 @handles_errors
 def probe(
+    ctx: typer.Context,
     dataset: Annotated[Path | None, typer.Argument(help="Dataset folder to generate probe questions from.")] = None,
     backend: ResumableBackendOpt = None,
     kinds: Annotated[
@@ -102,20 +114,26 @@ def probe(
     refusal_patterns: RefusalPatternsOpt = None,
     output: FormatOpt = OutputFormat.text,
 ) -> None:
-    """Ask the system generated probe questions (DESIGN 10); exit 1 when a kind's decorative rate
-    is above the gates file's [probe] bound, 3 when the backend failed."""
+    """Ask the system generated probe questions: can its citations be believed?
+
+    Exit 1 when a kind's decorative rate is above the gates file's [probe] bound, 3 when the backend failed
+    (DESIGN 10).
+
+    Example: citeval probe datasets/demo --kinds revoked_edition --limit 5
+    """
     from evals.probe.core import resume_probe, run_probe
     from evals.probe.render import probe_text
 
     options = evals.RunOptions(
         concurrency=concurrency, timeout=timeout, retries=retries, label=label, prices=prices,
-        refusal_patterns=refusal_patterns,
+        refusal_patterns=refusal_patterns, config=settings_file(ctx),
     )
     with ProgressBar() as progress:
-        if resume is not None:
+        if resume is not None:  # the run's own backend and files, unless the command line names them
             result = resume_probe(
-                resume, backend_spec=backend, gates=gates, on_progress=progress, prices=prices,
-                refusal_patterns=refusal_patterns,
+                resume, backend_spec=from_command_line(ctx, "backend", backend), gates=gates, on_progress=progress,
+                prices=from_command_line(ctx, "prices", prices),
+                refusal_patterns=from_command_line(ctx, "refusal_patterns", refusal_patterns),
             )
         elif dataset is None:
             raise evals.UsageError("give a DATASET (or --resume RUN_DIR)")
@@ -132,6 +150,7 @@ def probe(
 
 @handles_errors
 def eval_(
+    ctx: typer.Context,
     dataset: Annotated[Path, typer.Argument(help="Dataset folder.")],
     backend: BackendOpt = "reference",
     out: OutOpt = Path("runs"),
@@ -155,12 +174,18 @@ def eval_(
     refusal_patterns: RefusalPatternsOpt = None,
     output: FormatOpt = OutputFormat.text,
 ) -> None:
-    """Run + score + gate + report: the one command for CI and first use; exits with the gate's code."""
+    """Run + score + gate + report: the one command for CI and first use; exits with the gate's code.
+
+    DATASET and every option may come from ./citeval.toml ([run], [score], [gate], [report], [eval]).
+
+    Example: citeval eval datasets/demo --judge none --report-out demo.html
+    Example: citeval eval datasets/demo --backend python:bot:answer
+    """
     from evals.evaluate import evaluate
 
     options = evals.RunOptions(
         concurrency=concurrency, limit=limit, timeout=timeout, retries=retries, label=label, prices=prices,
-        refusal_patterns=refusal_patterns,
+        refusal_patterns=refusal_patterns, config=settings_file(ctx),
     )
     llm = llm_config(llm_model, llm_base_url, llm_provider, llm_key_env)
     with ProgressBar() as progress:

@@ -95,7 +95,8 @@ def evaluate(
     failed = backend_failure(run.run_dir, run.total, run.errors)  # every question failed: exit 3, not a gate
     if failed is not None:
         raise failed
-    scored = score_run(run.run_dir, judge=judge, llm=llm, ragas=ragas, seed=seed, gates=config.path)
+    scored = score_run(run.run_dir, judge=judge, llm=llm, ragas=ragas, seed=seed, gates=config.path,
+                       config=options.config if options is not None else None)
     judge_name = judge if isinstance(judge, str) or judge is None else judge.name
     failed = judge_failure(judge_name or "none", scored.scores, ragas=ragas)
     if failed is not None:
