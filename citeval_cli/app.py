@@ -6,16 +6,19 @@ one-line message and an exit code (citeval_cli.common; DESIGN 7).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 import evals
 from citeval_cli import data, gate, label, quotes, report, run, schema, score
+from citeval_cli.common import tidy_help
+from citeval_cli.config import apply_config
+from evals.store.config import CONFIG_ENV
 
 app = typer.Typer(
     name="citeval",
-    help="Evaluate whether a RAG system's citations can be checked by a person.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -55,8 +58,26 @@ def main(
         bool,
         typer.Option("--version", is_eager=True, callback=_print_version, help="Print the version and exit."),
     ] = False,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config", envvar=CONFIG_ENV, show_envvar=True, dir_okay=False,
+            help="Settings file to read instead of ./citeval.toml (see `citeval schema config`).",
+        ),
+    ] = None,
 ) -> None:
+    """Evaluate whether a RAG system's citations can be checked by a person.
+
+    Settings come from the command line, then environment variables, then ./citeval.toml (or --config
+    FILE), then the defaults.
+
+    Example: citeval eval datasets/demo
+    """
+    apply_config(ctx, config)
     # `citeval --version` needs no command; nothing at all still shows the help (no_args_is_help)
     if ctx.invoked_subcommand is None:
         typer.echo(ctx.get_help())
         raise typer.Exit(2)
+
+
+tidy_help(app)  # every --help from its docstring, each paragraph on one line (citeval_cli.common.help_text)

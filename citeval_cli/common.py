@@ -11,9 +11,11 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import inspect
 import json
 import logging
 import os
+import re
 import sys
 import tempfile
 import traceback
@@ -109,6 +111,38 @@ def lock_wait(seconds: float) -> Iterator[None]:
         yield
 
 
+# --- help ------------------------------------------------------------------------------------------
+
+_MARKUP = re.compile(r"\[(?=[a-z#/@])")  # what rich would read as a markup tag, e.g. [probe]
+
+
+def help_text(doc: str | None) -> str | None:
+    """A command's docstring as its --help shows it: each paragraph on one line (rich wraps it to
+    the terminal; the source's line breaks would show as broken lines), an `Example: citeval …`
+    paragraph kept line by line, and `[table]` kept from being read as rich markup."""
+    if not doc:
+        return doc
+    paragraphs = []
+    for paragraph in inspect.cleandoc(doc).split("\n\n"):
+        lines = [line.strip() for line in paragraph.splitlines() if line.strip()]
+        examples = all(line.startswith("Example") for line in lines)
+        paragraphs.append("\n".join(lines) if examples else " ".join(lines))
+    return _MARKUP.sub(r"\\[", "\n\n".join(paragraphs))
+
+
+def tidy_help(app: typer.Typer) -> None:
+    """Set every command's help (and its groups', recursively) from its docstring by `help_text`."""
+    callback = app.registered_callback
+    if callback is not None and not isinstance(callback.help, str) and callback.callback is not None:
+        callback.help = help_text(callback.callback.__doc__)
+    for info in app.registered_commands:
+        if info.help is None and info.callback is not None:
+            info.help = help_text(info.callback.__doc__)
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            tidy_help(group.typer_instance)
+
+
 # --- output ------------------------------------------------------------------------------------
 
 
@@ -158,7 +192,8 @@ def emit(output: OutputFormat, to_json: Callable[[], Any], to_text: Callable[[],
 
 
 def _fail(message: str, code: int) -> None:
-    typer.echo(f"error: {message}", err=True)
+    for line in message.splitlines() or [""]:  # several problems (DataErrors): one line each
+        typer.echo(f"error: {line}", err=True)
     raise typer.Exit(code)
 
 

@@ -10,7 +10,9 @@ import typer
 import evals
 from citeval_cli.common import FormatOpt, OutputFormat, emit, handles_errors, note, print_json, say
 
-data_app = typer.Typer(help="Check and build datasets.", no_args_is_help=True)
+data_app = typer.Typer(
+    help="Check and build datasets.\n\nExample: citeval data validate datasets/demo", no_args_is_help=True
+)
 
 
 @data_app.command("validate")
@@ -20,7 +22,10 @@ def data_validate(
     output: FormatOpt = OutputFormat.text,
     limit: Annotated[int, typer.Option(help="Show at most this many problems.")] = 50,
 ) -> None:
-    """Check a dataset's schema and references without running any model."""
+    """Check a dataset's schema and references without running any model.
+
+    Example: citeval data validate datasets/demo
+    """
     report = evals.validate_dataset(dataset)
     if output is OutputFormat.json:
         print_json(report.to_json(limit=limit))
@@ -39,14 +44,19 @@ def data_ingest(
     out: Annotated[Path, typer.Option("--out", help="Registry folder to write, e.g. DATASET/registry.")],
     output: FormatOpt = OutputFormat.text,
 ) -> None:
-    """Build a registry (documents, editions, chunks, texts) from Markdown, PDF or DoclingDocument sources."""
+    """Build a registry (documents, editions, chunks, texts) from Markdown, PDF or DoclingDocument sources.
+
+    Example: citeval data ingest datasets/demo/sources --out my-dataset/registry
+    """
     result = evals.ingest(sources, out)
     note(result.warnings(), "warning: ")
     emit(output, result.to_json, result.to_text)
 
 
 import_app = typer.Typer(
-    help="Turn a system's own logs, or an ALCE / RAGChecker / Ragas file, into citeval data.", no_args_is_help=True
+    help="Turn a system's own logs, or an ALCE / RAGChecker / Ragas file, into citeval data.\n\n"
+    "Example: citeval data import ragas samples.jsonl --out ragas-dataset",
+    no_args_is_help=True,
 )
 data_app.add_typer(import_app, name="import")
 
@@ -60,7 +70,10 @@ def data_import_anthropic(
     prices: Annotated[Path | None, typer.Option(help="Price table overriding the shipped one (JSON).")] = None,
     output: FormatOpt = OutputFormat.text,
 ) -> None:
-    """Bot logs of Anthropic responses, streams or flat citation lists → a replay file."""
+    """Bot logs of Anthropic responses, streams or flat citation lists → a replay file.
+
+    Example: citeval data import anthropic logs/ --dataset ds --out answers.jsonl
+    """
     from evals.run.backends.anthropic_logs import import_anthropic_logs
     from evals.run.backends.prices import PriceTable
 
@@ -78,10 +91,12 @@ PeerForceOpt = Annotated[bool, typer.Option("--force", help="Replace a dataset f
 
 # `citeval data import KIND`: the peer formats differ only in the reader import_peer picks by KIND.
 PEER_FORMATS = {
-    "alce": "An ALCE result file (question, docs, output with [1] markers, gold) → a dataset and a replay file.",
+    "alce": "An ALCE result file (question, docs, output with [1] markers, gold) → a dataset and a replay file."
+    "\n\nExample: citeval data import alce result.json --out alce-dataset",
     "ragchecker": "A RAGChecker input file (results: query, gt_answer, response, retrieved_context) → a dataset "
-    "and replay file.",
-    "ragas": "A Ragas EvaluationDataset (JSONL, CSV or JSON of SingleTurnSamples) → a dataset and a replay file.",
+    "and replay file.\n\nExample: citeval data import ragchecker input.json --out rc-dataset",
+    "ragas": "A Ragas EvaluationDataset (JSONL, CSV or JSON of SingleTurnSamples) → a dataset and a replay file."
+    "\n\nExample: citeval data import ragas samples.jsonl --out ragas-dataset",
 }
 
 
@@ -113,7 +128,11 @@ def init(
     force: Annotated[bool, typer.Option("--force", help="Write into a folder that is not empty.")] = False,
     output: FormatOpt = OutputFormat.text,
 ) -> None:
-    """A skeleton dataset to fill in: registry, questions, replay answers, a commented gates file, a README."""
+    """A skeleton dataset to fill in: registry, questions, replay answers, a commented gates file, a README.
+
+    Example: citeval init my-dataset
+    Example: citeval init my-dataset --from-markdown docs/
+    """
     from evals.ingest.init import init_dataset
 
     result = init_dataset(folder, from_markdown=from_markdown, force=force)

@@ -23,8 +23,13 @@ def gate(
     ] = None,
     output: FormatOpt = OutputFormat.text,
 ) -> None:
-    """Apply the per-tier gates to a scored run (and the baseline rules against --baseline): exit 0 when
-    every rule holds, 1 when one fails."""
+    """Apply the per-tier gates to a scored run: exit 0 when every rule holds, 1 when one fails.
+
+    With --baseline, the [baseline] rules compare the run with a baseline run folder or bundle.
+
+    Example: citeval gate runs/demo --gates gates.toml --junit junit.xml
+    Example: citeval gate runs/candidate --baseline baseline/run.tar.gz
+    """
     from evals.gate.core import run_gate
 
     result = run_gate(run_dir, gates, baseline=baseline, junit=junit, summary=summary)
@@ -38,7 +43,10 @@ def bundle(
     out: Annotated[Path, typer.Option("--out", help="Bundle to write, e.g. run.tar.gz.")],
     output: FormatOpt = OutputFormat.text,
 ) -> None:
-    """Pack a scored run into one portable .tar.gz (no secrets) for `citeval gate --baseline`."""
+    """Pack a scored run into one portable .tar.gz (no secrets) for `citeval gate --baseline`.
+
+    Example: citeval bundle runs/demo --out baseline/run.tar.gz
+    """
     from evals.store.bundle import write_bundle
 
     result = write_bundle(run_dir, out)

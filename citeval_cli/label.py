@@ -11,7 +11,11 @@ import typer
 from citeval_cli.common import FormatOpt, OutputFormat, WaitOpt, emit, handles_errors, lock_wait
 from evals.stats.bootstrap import RESAMPLES, SEED
 
-label_app = typer.Typer(help="Review rounds in Label Studio: push answers, pull labels.", no_args_is_help=True)
+label_app = typer.Typer(
+    help="Review rounds in Label Studio: push answers, pull labels.\n\nExample: citeval label push runs/demo "
+    "--to-file tasks.json",
+    no_args_is_help=True,
+)
 
 
 class LabelLang(str, Enum):
@@ -46,8 +50,14 @@ def label_push(
     output: FormatOpt = OutputFormat.text,
     wait: WaitOpt = 0.0,
 ) -> None:
-    """Create or update the review project: one task per answer, no duplicates (LABEL_STUDIO_URL / _API_KEY).
-    With --kind quotes, RUN_DIR is a quotes file and each citation is a task: raters mark its place."""
+    """Create or update the review project in Label Studio: one task per answer, no duplicates.
+
+    The server and key come from LABEL_STUDIO_URL and LABEL_STUDIO_API_KEY. With --kind quotes, RUN_DIR is a
+    quotes file and each citation is a task: raters mark its place.
+
+    Example: citeval label push runs/demo --project "Проверка цитат"
+    Example: citeval label push runs/demo --to-file tasks.json
+    """
     from evals.label.round import push_round
 
     with lock_wait(wait):
@@ -93,7 +103,12 @@ def label_pull(
     wait: WaitOpt = 0.0,
 ) -> None:
     """Append the raters' labels as judgments; report per rater what is done and still missing.
-    With --kind quotes, RUN_DIR is the quotes file that was pushed; --out gets it back with gold."""
+
+    With --kind quotes, RUN_DIR is the quotes file that was pushed; --out gets it back with gold.
+
+    Example: citeval label pull runs/demo --project "Проверка цитат"
+    Example: citeval label pull runs/demo --from-file export.json --rater 7=a@b.kz
+    """
     from evals.label.round import pull_round
 
     with lock_wait(wait):
@@ -117,7 +132,10 @@ def agree(
     limit: Annotated[int, typer.Option(help="Show at most this many disagreements per field.")] = 20,
     wait: WaitOpt = 0.0,
 ) -> None:
-    """Inter-rater agreement of the human raters per field; writes agreement.json into a run."""
+    """Inter-rater agreement of the human raters per field; writes agreement.json into a run.
+
+    Example: citeval agree runs/demo
+    """
     from evals.agreement.io import agree as compute  # numpy/krippendorff load only for this command
 
     with lock_wait(wait):

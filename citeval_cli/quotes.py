@@ -11,7 +11,11 @@ import typer
 
 from citeval_cli.common import FormatOpt, OutputFormat, handles_errors, print_json, say, stdout_guard
 
-quotes_app = typer.Typer(help="Verbatim quotes: which matcher places each cited quote best.", no_args_is_help=True)
+quotes_app = typer.Typer(
+    help="Verbatim quotes: which matcher places each cited quote best.\n\nExample: citeval quotes eval "
+    "datasets/demo --matcher block,rapidfuzz",
+    no_args_is_help=True,
+)
 
 
 @quotes_app.command("eval")
@@ -25,7 +29,11 @@ def quotes_eval(
     out: Annotated[Path | None, typer.Option(help="Folder for quotes.json and placements.jsonl.")] = None,
     output: FormatOpt = OutputFormat.text,
 ) -> None:
-    """Place each citation's quote in its answer with each matcher; score against gold (DESIGN 9)."""
+    """Place each citation's quote in its answer with each matcher; score against gold (DESIGN 9).
+
+    Example: citeval quotes eval datasets/demo --matcher block,rapidfuzz
+    Example: citeval quotes eval datasets/demo --sweep --tune --out runs/lab
+    """
     from evals.quotes.evaluate import evaluate_path
     from evals.quotes.render import summary_tables
 
@@ -68,8 +76,12 @@ def quotes_inject(
     threshold: Annotated[float | None, typer.Option(help="The matcher's threshold (default: its own).")] = None,
     output: FormatOpt = OutputFormat.text,
 ) -> None:
-    """The answers with their verbatim quotes injected as the bot would send them; each message checked
-    for its parse mode, Telegram's 4096-character limit and the round trip."""
+    """The answers with their verbatim quotes injected as the bot would send them.
+
+    Each message is checked for its parse mode, Telegram's 4096-character limit and the round trip.
+
+    Example: citeval quotes inject datasets/demo --matcher block --out msgs.jsonl
+    """
     from evals.quotes.inject import inject_path
 
     report = inject_path(path, matcher, out, threshold, style.value, parse_mode.value)
@@ -90,8 +102,14 @@ def quotes_logs(
     sample: Annotated[int, typer.Option(min=1, help="How many answers --export writes.")] = 50,
     output: FormatOpt = OutputFormat.text,
 ) -> None:
-    """Per day and variant: answers with and without verbatim quotes, quotes injected, and the 👍 rate of
-    each with Wilson intervals, their difference (Newcombe) and a two-proportion z-test."""
+    """Did verbatim quotes change the 👍 rate? From the bot's metrics lines, per day and variant.
+
+    Answers with and without verbatim quotes, quotes injected, and the 👍 rate of each with Wilson intervals,
+    their difference (Newcombe) and a two-proportion z-test.
+
+    Example: citeval quotes logs examples/production_logs/metrics.jsonl
+    Example: citeval quotes logs metrics/*.jsonl --since 2026-11-23
+    """
     from evals.quotes.logs import analyse_logs, export_sample
 
     report = analyse_logs(logs, since)

@@ -30,7 +30,11 @@ def report(
     ] = None,
     output: FormatOpt = OutputFormat.text,
 ) -> None:
-    """One self-contained HTML report (gate, tiers, findings, worst questions); several runs are compared."""
+    """One self-contained HTML report (gate, tiers, findings, worst questions); several runs are compared.
+
+    Example: citeval report runs/demo --out reports/demo.html
+    Example: citeval report --weekly runs --since 7d
+    """
     from evals.report.render import render_report, render_weekly
 
     if weekly is not None:
@@ -52,7 +56,10 @@ def compare(
     output: FormatOpt = OutputFormat.text,
     limit: Annotated[int, typer.Option(help="Show at most this many flipped questions per direction.")] = 20,
 ) -> None:
-    """B against A over their shared questions: metric deltas with paired significance, flipped questions."""
+    """B against A over their shared questions: metric deltas with paired significance, flipped questions.
+
+    Example: citeval compare runs/main runs/candidate
+    """
     from evals.report.compare import compare_runs
     from evals.report.load import load_run
 

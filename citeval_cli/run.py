@@ -37,10 +37,12 @@ from citeval_cli.common import (
     llm_config,
     lock_wait,
 )
+from citeval_cli.config import from_command_line, settings_file
 
 
 @handles_errors
 def run(
+    ctx: typer.Context,
     dataset: Annotated[Path | None, typer.Argument(help="Dataset folder.")] = None,
     backend: ResumableBackendOpt = None,
     out: OutOpt = Path("runs"),
@@ -59,15 +61,24 @@ def run(
         bool, typer.Option("--retry-errors", help="With --resume: ask again the questions whose answer is an error.")
     ] = False,
 ) -> None:
-    """Replay a dataset's questions through a backend into runs/<run_id>/."""
+    """Replay a dataset's questions through a backend into runs/<run_id>/.
+
+    Each answer is appended as it arrives; --resume RUN_DIR asks only what is missing. Exit 3 when the backend
+    failed on every question.
+
+    Example: citeval run datasets/demo --backend http:http://localhost:8000/answer
+    Example: citeval run --resume runs/20240501T120000Z-http
+    """
     options = evals.RunOptions(
         concurrency=concurrency, limit=limit, timeout=timeout, retries=retries, label=label, prices=prices,
-        refusal_patterns=refusal_patterns,
+        refusal_patterns=refusal_patterns, config=settings_file(ctx),
     )
     with ProgressBar() as progress, lock_wait(wait):
-        if resume is not None:
+        if resume is not None:  # the run's own backend and files, unless the command line names them
             result = evals.resume_run(
-                resume, backend_spec=backend, on_progress=progress, prices=prices, refusal_patterns=refusal_patterns,
+                resume, backend_spec=from_command_line(ctx, "backend", backend), on_progress=progress,
+                prices=from_command_line(ctx, "prices", prices),
+                refusal_patterns=from_command_line(ctx, "refusal_patterns", refusal_patterns),
                 retry_errors=retry_errors,
             )
         elif dataset is None:
@@ -93,6 +104,7 @@ def _require_backend_answered(result: Any) -> None:
 
 @handles_errors
 def probe(
+    ctx: typer.Context,
     dataset: Annotated[Path | None, typer.Argument(help="Dataset folder to generate probe questions from.")] = None,
     backend: ResumableBackendOpt = None,
     kinds: Annotated[
@@ -112,20 +124,26 @@ def probe(
     output: FormatOpt = OutputFormat.text,
     wait: WaitOpt = 0.0,
 ) -> None:
-    """Ask the system generated probe questions (DESIGN 10); exit 1 when a kind's decorative rate
-    is above the gates file's [probe] bound, 3 when the backend failed."""
+    """Ask the system generated probe questions: can its citations be believed?
+
+    Exit 1 when a kind's decorative rate is above the gates file's [probe] bound, 3 when the backend failed
+    (DESIGN 10).
+
+    Example: citeval probe datasets/demo --kinds revoked_edition --limit 5
+    """
     from evals.probe.core import resume_probe, run_probe
     from evals.probe.render import probe_text
 
     options = evals.RunOptions(
         concurrency=concurrency, timeout=timeout, retries=retries, label=label, prices=prices,
-        refusal_patterns=refusal_patterns,
+        refusal_patterns=refusal_patterns, config=settings_file(ctx),
     )
     with ProgressBar() as progress, lock_wait(wait):
-        if resume is not None:
+        if resume is not None:  # the run's own backend and files, unless the command line names them
             result = resume_probe(
-                resume, backend_spec=backend, gates=gates, on_progress=progress, prices=prices,
-                refusal_patterns=refusal_patterns,
+                resume, backend_spec=from_command_line(ctx, "backend", backend), gates=gates, on_progress=progress,
+                prices=from_command_line(ctx, "prices", prices),
+                refusal_patterns=from_command_line(ctx, "refusal_patterns", refusal_patterns),
             )
         elif dataset is None:
             raise evals.UsageError("give a DATASET (or --resume RUN_DIR)")
@@ -142,6 +160,7 @@ def probe(
 
 @handles_errors
 def eval_(
+    ctx: typer.Context,
     dataset: Annotated[Path, typer.Argument(help="Dataset folder.")],
     backend: BackendOpt = "reference",
     out: OutOpt = Path("runs"),
@@ -166,12 +185,18 @@ def eval_(
     output: FormatOpt = OutputFormat.text,
     wait: WaitOpt = 0.0,
 ) -> None:
-    """Run + score + gate + report: the one command for CI and first use; exits with the gate's code."""
+    """Run + score + gate + report: the one command for CI and first use; exits with the gate's code.
+
+    DATASET and every option may come from ./citeval.toml ([run], [score], [gate], [report], [eval]).
+
+    Example: citeval eval datasets/demo --judge none --report-out demo.html
+    Example: citeval eval datasets/demo --backend python:bot:answer
+    """
     from evals.evaluate import evaluate
 
     options = evals.RunOptions(
         concurrency=concurrency, limit=limit, timeout=timeout, retries=retries, label=label, prices=prices,
-        refusal_patterns=refusal_patterns,
+        refusal_patterns=refusal_patterns, config=settings_file(ctx),
     )
     llm = llm_config(llm_model, llm_base_url, llm_provider, llm_key_env)
     with ProgressBar() as progress, lock_wait(wait):

@@ -14,7 +14,11 @@ from evals.contract.schema import json_schema, schema_names
 def schema(
     name: Annotated[str | None, typer.Argument(help=f"One of: {', '.join(schema_names())}.")] = None,
 ) -> None:
-    """Print the JSON Schema of a contract (a file line, a record or a whole file); without NAME, the names."""
+    """Print the JSON Schema of a contract (a file line, a record or a whole file); without NAME, the names.
+
+    Example: citeval schema answer
+    Example: citeval schema config
+    """
     if name is None:
         say("".join(f"{known}\n" for known in schema_names()), nl=False)
         return

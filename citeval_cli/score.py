@@ -26,6 +26,7 @@ from citeval_cli.common import (
     lock_wait,
     say,
 )
+from citeval_cli.config import settings_file
 
 
 class PairsJudgeName(str, Enum):
@@ -46,6 +47,7 @@ def _require_judged(judge: str, scores: Any, ragas: bool) -> None:
 
 @handles_errors
 def score(
+    ctx: typer.Context,
     run_dir: Annotated[Path, typer.Argument(help="Run folder (runs/<run_id>).")],
     judge: JudgeOpt = JudgeName.offline,
     llm_base_url: LlmUrlOpt = None,
@@ -63,10 +65,18 @@ def score(
     ] = False,
     wait: WaitOpt = 0.0,
 ) -> None:
-    """Check citations, judge support and compute metrics for a saved run (never re-runs the backend)."""
+    """Check citations, judge support and compute metrics for a saved run (never re-runs the backend).
+
+    --judge none runs the checks only: the metrics a judge decides are then null ("—") with the reason.
+
+    Example: citeval score runs/demo --judge none
+    """
     llm = llm_config(llm_model, llm_base_url, llm_provider, llm_key_env)
     with lock_wait(wait):
-        result = evals.score_run(run_dir, judge=judge.value, llm=llm, ragas=ragas, workers=workers, parquet=parquet)
+        result = evals.score_run(
+            run_dir, judge=judge.value, llm=llm, ragas=ragas, workers=workers, parquet=parquet,
+            config=settings_file(ctx),
+        )
     emit(output, result.scores.to_json, result.to_text)
     _require_judged(judge.value, result.scores, ragas)
 
@@ -76,7 +86,10 @@ def selftest(
     dataset: Annotated[Path, typer.Argument(help="Dataset folder.")],
     output: FormatOpt = OutputFormat.text,
 ) -> None:
-    """Inject every fault kind into reference answers; exit 1 unless each is caught and nothing else alarms."""
+    """Inject every fault kind into reference answers; exit 1 unless each is caught and nothing else alarms.
+
+    Example: citeval selftest datasets/demo
+    """
     from evals.score.selftest import run_selftest
 
     report = run_selftest(dataset)
@@ -101,6 +114,9 @@ def judge(
     """Judge (claim, evidence) pairs; stdout gets {pair_id, value, score, reason} lines (json) or a table.
 
     With a `label` on the pairs, agreement with those labels (accuracy, macro-F1, Cohen's κ) goes to stderr.
+
+    Example: citeval judge examples/pairs.jsonl
+    Example: citeval judge examples/pairs.jsonl --format json
     """
     import json
 

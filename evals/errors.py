@@ -23,6 +23,17 @@ class DataError(CitevalError):
         return f"{self.path}:{self.line}" if self.line is not None else self.path
 
 
+class DataErrors(DataError):
+    """Several problems of one input, each a DataError; the message is one line per problem
+    (`path:line: field: message`), the attributes are the first problem's."""
+
+    def __init__(self, problems: list[DataError]) -> None:
+        first = problems[0]
+        super().__init__(first.path, first.line, first.message, first.field)
+        self.problems = list(problems)
+        self.args = ("\n".join(str(problem) for problem in problems),)
+
+
 class DatasetInvalid(CitevalError):
     """A dataset failed validation; carries every problem found."""
 

@@ -97,7 +97,8 @@ def evaluate(
     if failed is not None:
         raise failed
     with folder_lock(run.run_dir, "citeval eval"):  # the run folder's one writer until its junit.xml is written
-        scored = score_run(run.run_dir, judge=judge, llm=llm, ragas=ragas, seed=seed, gates=config.path)
+        scored = score_run(run.run_dir, judge=judge, llm=llm, ragas=ragas, seed=seed, gates=config.path,
+                           config=options.config if options is not None else None)
         judge_name = judge if isinstance(judge, str) or judge is None else judge.name
         failed = judge_failure(judge_name or "none", scored.scores, ragas=ragas)
         if failed is not None:

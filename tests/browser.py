@@ -42,10 +42,11 @@ def need_chromium(required: bool = False) -> None:
 
 @contextmanager
 def opened_report(
-    report: Path, profile: Path, locale: str | None = None, open_details: bool = True
+    report: Path, profile: Path, locale: str | None = None, open_details: bool = True,
+    viewport: tuple[int, int] = (1360, 1000),
 ) -> Iterator[tuple[Any, list[str]]]:
-    """(page, problems): `report` loaded in headless chromium with a fresh profile (with `open_details`,
-    every <details> opened).
+    """(page, problems): `report` loaded in headless chromium with a fresh profile, the window `viewport`
+    CSS pixels (width, height) (with `open_details`, every <details> opened).
 
     `problems` collects console errors, page errors, dialogs (dismissed) and any request that leaves the
     file; the caller asserts it is empty once the browser is closed."""
@@ -57,7 +58,7 @@ def opened_report(
         # a fresh profile (--user-data-dir) per test: playwright takes it as user_data_dir
         browser = p.chromium.launch_persistent_context(
             str(profile), executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True,
-            viewport={"width": 1360, "height": 1000}, locale=locale,
+            viewport={"width": viewport[0], "height": viewport[1]}, locale=locale,
         )
         try:
             page = browser.pages[0] if browser.pages else browser.new_page()

@@ -98,6 +98,7 @@ def test_every_schema_accepts_the_real_files_and_refuses_a_broken_record(scored_
         "scores": [json.loads((scored_run / "scores.json").read_text(encoding="utf-8"))],
         "quotes": [line for path in sorted((DEMO / "quotes").glob("*.jsonl")) for line in _lines(path)][:20],
         "gates": [tomllib.loads((ROOT / "gates" / "default.toml").read_text(encoding="utf-8"))],
+        "config": [tomllib.loads((ROOT / "examples" / "citeval.toml").read_text(encoding="utf-8"))],
         "agreement": [_json(["agree", str(scored_run)])],
         "quotes-eval": [_json(["quotes", "eval", str(DEMO), "--matcher", "block,rapidfuzz"])],
         "probe": [_json(["probe", str(DEMO), "--kinds", "revoked_edition,phantom_marker", "--limit", "2",
@@ -119,6 +120,9 @@ def test_every_schema_accepts_the_real_files_and_refuses_a_broken_record(scored_
     assert not _valid(gates, {"overall": {"citation_validity": {"minimum": 0.9}}})  # an unknown option
     assert not _valid(gates, {"tier": {"urgent": {"citation_validity": {"min": 0.9}}}})  # not a risk tier
     assert _valid(gates, {"probe": {"decorative_rate": {"max": 0.2}}})
+    config = _schema("config")
+    assert not _valid(config, {"run": {"concurency": 4}})  # a typo is refused, never ignored
+    assert not _valid(config, {"run": {"timeout": "60"}})  # strict: a string is no number
 
 
 def test_the_gates_schema_knows_every_risk_tier_of_the_contract() -> None:
@@ -143,11 +147,13 @@ def test_run_and_eval_report_as_json_and_as_their_text(tmp_path: Path) -> None:
     plain = runner.invoke(app, ["run", str(ds), "--backend", f"replay:{replay}", "--out", str(tmp_path / "runs"),
                                 "--run-id", "text"])
     assert plain.exit_code == 0, plain.output
-    assert plain.stdout == f"{tmp_path / 'runs' / 'text'}: 3/3 answered, 0 error(s)\n"
+    # q1 answered, q2 and q3 abstained (the replay file of tests/factories.py)
+    assert plain.stdout == f"{tmp_path / 'runs' / 'text'}: 3 question(s): 1 answered, 2 abstained, 0 error(s)\n"
     doc = _json(["run", str(ds), "--backend", f"replay:{replay}", "--out", str(tmp_path / "runs"),
                  "--run-id", "j"])
     run_dir = tmp_path / "runs" / "j"
     assert (doc["run_dir"], doc["run_id"], doc["answered"], doc["errors"], doc["total"]) == (str(run_dir), "j", 3, 0, 3)
+    assert doc["statuses"] == {"answered": 1, "abstained": 2, "error": 0}
     assert doc["manifest"] == json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
     report = tmp_path / "r.html"
     # the shipped gates fail this run (it abstains once where it should not): the gate's exit code, 1

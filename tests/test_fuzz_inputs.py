@@ -679,7 +679,7 @@ def test_a_lone_surrogate_in_an_answer_becomes_an_error_answer_and_the_run_finis
             "--run-id", "s", "--concurrency", "3"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    assert "3/3 answered, 1 error(s)" in result.output
+    assert "3 question(s): 0 answered, 2 abstained, 1 error(s)" in result.output  # q2 is the error
     run = tmp_path / "runs" / "s"
     answers = {a["question_id"]: a for a in map(json.loads, (run / "answers.jsonl").read_text().splitlines())}
     assert sorted(answers) == ["q1", "q2", "q3"]

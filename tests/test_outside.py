@@ -247,7 +247,7 @@ def test_run_with_some_answers_is_not_a_service_failure(tmp_path: Path, service)
     svc = service({"q1": [Response(404, "no")]})
     done = run_cli("run", str(ds), "--backend", f"http:{svc.url}", "--out", str(tmp_path / "runs"), "--run-id", "r")
     assert done.returncode == 0, done.stderr
-    assert "3/3 answered, 1 error(s)" in done.stdout  # "answered" counts questions done
+    assert "3 question(s): 2 answered, 0 abstained, 1 error(s)" in done.stdout
 
 
 # --- the LLM judge ----------------------------------------------------------------------

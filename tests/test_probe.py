@@ -8,6 +8,7 @@ reasoning is written next to each assertion.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -417,6 +418,9 @@ def test_report_section_escapes_and_puts_the_worst_first() -> None:
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert html.index("keeps 12") < html.index(">ok<")
     assert "12 → 18 in E1" in html and "0.50 [0.00, 1.00]" in html
+    # accessible tables, as every table of the report: a caption each, every header scoped
+    assert html.count("<table") == html.count("<caption>") == 2
+    assert len(re.findall(r"<th[ >]", html)) == html.count('<th scope="col"') > 0
 
 
 def test_interrupted_probe_resumes_and_asks_only_what_is_missing(dataset: Path, tmp_path: Path) -> None:

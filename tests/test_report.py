@@ -220,8 +220,9 @@ def test_weekly_groups_the_weeks_runs_by_label(tmp_path):
     result = render_weekly(root, out_dir / f"{week_name(NOW)}.html", since="7d", now=NOW)
     assert result.path.name == "2025-W27.html"
     assert [r.run_id for r in result.runs] == ["mon", "tue", "wed"]
-    # baseline = the oldest run's label; each label's newest run is compared with it
-    assert [(c.run_a.run_id, c.run_b.run_id) for c in result.comparisons] == [("wed", "tue")]
+    # baseline = the oldest run's label; each label's newest run is compared with it, and with its own
+    # label's previous run this week where there is one (fuzzy-60: mon then wed; fuzzy-80: only tue)
+    assert [(c.run_a.run_id, c.run_b.run_id) for c in result.comparisons] == [("mon", "wed"), ("wed", "tue")]
     assert any("thu: not scored" in n for n in result.notes)
     html = result.path.read_text(encoding="utf-8")
     assert "Variant <q>fuzzy-60</q>" in html and "Variant <q>fuzzy-80</q>" in html
@@ -231,7 +232,7 @@ def test_weekly_groups_the_weeks_runs_by_label(tmp_path):
     runner = CliRunner()
     cli = runner.invoke(app, ["report", "--weekly", str(root), "--since", "2025-06-20", "--out", str(out_dir / "w.html")])
     assert cli.exit_code == 0, cli.output
-    assert "3 run(s), 1 comparison(s)" in cli.output
+    assert "3 run(s), 2 comparison(s)" in cli.output
     both = runner.invoke(app, ["report", str(root / "mon"), "--weekly", str(root)])
     assert both.exit_code == 2
 

@@ -72,3 +72,43 @@ def test_selftest_on_the_demo_detects_every_kind():
     assert data["false_alarms"] == []
     assert {k["kind"]: k["detection_rate"] for k in data["kinds"]} == {k["kind"]: 1.0 for k in data["kinds"]}
     assert all(k["applicable"] >= 10 for k in data["kinds"])
+
+
+def test_judge_none_leaves_the_judged_metrics_null_with_a_reason(tmp_path):
+    """--judge none: an answer nobody labelled has no citation_correctness / completeness — an
+    invalid marker (E9) or an uncited claim alone is no judgment — so they are null with the reason
+    and print "—", never 0.000; a person's label still counts; a judge gives the values again."""
+    ds = write_dataset(tmp_path / "ds")
+    replay = tmp_path / "answers.jsonl"
+    replay.write_text(json.dumps({
+        "question_id": "q1", "status": "answered",
+        "answer_text": "Раз в 12 месяцев [E9]. Порог сдачи теста 70 %.",
+        "claims": [{"claim_id": "c1", "text": "Раз в 12 месяцев.", "evidence_ids": ["E9"]},
+                   {"claim_id": "c2", "text": "Порог сдачи теста 70 %.", "evidence_ids": []}],
+        "evidence": [{"evidence_id": "E1", "chunk_id": "a1-1"}],
+    }, ensure_ascii=False) + "\n", encoding="utf-8")
+    run = start_run(ds, f"replay:{replay}", out=tmp_path / "runs", run_id="r").run_dir
+    reason = "no support judge (--judge none): score with --judge offline or llm"
+
+    result = runner.invoke(app, ["score", str(run), "--judge", "none", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    metrics = json.loads(result.stdout)["metrics"]
+    for name in ("citation_correctness", "citation_completeness", "context_support"):
+        assert (metrics[name]["value"], metrics[name]["reason"]) == (None, reason), name
+    row = json.loads((run / "per_question.jsonl").read_text().splitlines()[0])
+    assert row["reasons"]["citation_correctness"] == reason
+    text = runner.invoke(app, ["score", str(run), "--judge", "none"]).stdout
+    table = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in text.splitlines() if "│" in line}
+    assert table["citation_correctness"] == table["citation_completeness"] == "—"
+    assert f"citation_correctness: {reason}" in text
+
+    offline = json.loads(runner.invoke(app, ["score", str(run), "--format", "json"]).stdout)["metrics"]
+    # the judge ran: the invalid marker counts 0 (0/1), the uncited claim too (0 of c1, c2)
+    assert offline["citation_correctness"]["value"] == 0.0 and offline["citation_completeness"]["value"] == 0.0
+
+    # a person's label is a judgment: c1's pair is labelled unsupported, so q1 has values again
+    (run / "judgments.jsonl").write_text(json.dumps({
+        "run_id": "r", "question_id": "q1", "claim_id": "c1", "evidence_id": "E9", "source": "human:ivanova",
+        "field": "support", "value": "unsupported", "at": "2024-05-02T10:00:00Z"}) + "\n", encoding="utf-8")
+    labelled = json.loads(runner.invoke(app, ["score", str(run), "--judge", "none", "--format", "json"]).stdout)
+    assert labelled["metrics"]["citation_correctness"]["value"] == 0.0

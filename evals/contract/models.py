@@ -377,6 +377,9 @@ class RunSettings(Record):
     # variables), as absolute paths; absent: the shipped price table and refusal patterns
     prices: str | None = None
     refusal_patterns: str | None = None
+    # the settings file (citeval.toml or --config FILE) the command read, absolute, and its sha256
+    config_file: str | None = None
+    config_sha256: str | None = None
 
     # Mapping-style reading and `{**options, key: value}`, for callers written against the former dict.
     def keys(self) -> list[str]:

@@ -30,6 +30,7 @@ SCHEMAS: dict[str, str] = {
     "agreement": "evals.contract.agreement:AgreementDocument",  # agreement.json (DESIGN 6)
     "probe": "evals.contract.probe:ProbeDocument",  # probe.json (DESIGN 10)
     "gates": "evals.gate.spec:GatesFile",  # the gates file (TOML, DESIGN 7)
+    "config": "evals.contract.config:CitevalConfig",  # citeval.toml, the settings file (DESIGN 7)
 }
 
 

@@ -263,10 +263,14 @@ class Provenance(_Model):
     resamples: int | None = None
     gates_file: str | None = None
     gates_sha256: str | None = None  # set when the run was gated (citeval eval / gate)
+    config_file: str | None = None  # the settings file (citeval.toml) the scoring command read
+    config_sha256: str | None = None
 
     @model_serializer(mode="wrap")
     def _serialize(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        return _drop_none(handler(self), ("git_revision", "judge", "gates_file", "gates_sha256"))
+        return _drop_none(
+            handler(self), ("git_revision", "judge", "gates_file", "gates_sha256", "config_file", "config_sha256")
+        )
 
 
 # sections that are written only when they were computed

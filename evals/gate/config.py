@@ -38,7 +38,7 @@ from evals.contract.models import RISK_TIERS
 from evals.errors import DataError
 from evals.gate import spec
 from evals.gate.probe_bounds import ProbeGates, probe_gates_of
-from evals.store.reading import decode_text, read_file_bytes
+from evals.store.reading import decode_text, read_file_bytes, toml_line
 from evals.store.runfolder import PROBE_JSON
 
 if sys.version_info >= (3, 11):
@@ -175,33 +175,6 @@ class GateConfig:
         return self.has_probe and not self.rules and not self.baseline_rules
 
 
-# --- where a key sits in the file (tomllib keeps no positions) ---------------------------
-
-_HEADER = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]\s*(#.*)?$")
-_KEY = re.compile(r"""^\s*(?:"([^"]*)"|'([^']*)'|([A-Za-z0-9_.-]+))\s*=""")
-
-
-def _split_dotted(text: str) -> list[str]:
-    return [p.strip().strip("\"'") for p in re.findall(r'"[^"]*"|\'[^\']*\'|[^.]+', text)]
-
-
-def _line_of(text: str, section: list[str], key: str | None) -> int | None:
-    """Line of `key` inside `[section]` (or of the section header when key is None)."""
-    current: list[str] = []
-    for lineno, line in enumerate(text.splitlines(), 1):
-        header = _HEADER.match(line)
-        if header:
-            current = _split_dotted(header.group(1))
-            if key is None and current == section:
-                return lineno
-            continue
-        if key is not None and current == section:
-            m = _KEY.match(line)
-            if m and key in (m.group(1), m.group(2), m.group(3)):
-                return lineno
-    return None
-
-
 @dataclass(frozen=True)
 class _Source:
     path: Path
@@ -209,7 +182,7 @@ class _Source:
     sha256: str = ""
 
     def line(self, section: list[str], key: str | None) -> int | None:
-        return _line_of(self.text, section, key)
+        return toml_line(self.text, section, key)
 
     def error(self, section: list[str], key: str | None, message: str, field_name: str | None = None) -> DataError:
         return DataError(self.path, self.line(section, key), message, field=field_name)

@@ -122,7 +122,11 @@ def probe_section_html(
         f"<p>Verdict: <strong>{escape(str(document.verdict))}</strong> · citation_faithfulness "
         f"{escape(_faithfulness(document))}</p>"
     )
-    out.append("<table><thead><tr>" + "".join(f"<th>{escape(h)}</th>" for h in HEADER) + "</tr></thead><tbody>")
+    out.append(
+        "<table><caption>Probe verdicts by kind</caption><thead><tr>"
+        + "".join(f'<th scope="col">{escape(h)}</th>' for h in HEADER)
+        + "</tr></thead><tbody>"
+    )
     for row in _rows(document):
         out.append("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>")
     out.append("</tbody></table>")
@@ -132,8 +136,10 @@ def probe_section_html(
     shown = worst_first(cases)[:max_cases]
     if shown:
         out.append(
-            '<table class="probe-cases"><thead><tr><th>kind</th><th>question</th><th>outcome</th>'
-            "<th>expected / altered</th><th>what the system said</th><th>why</th></tr></thead><tbody>"
+            '<table class="probe-cases"><caption>Probe cases, worst first</caption><thead><tr>'
+            + "".join(f'<th scope="col">{h}</th>' for h in ("kind", "question", "outcome", "expected / altered",
+                                                             "what the system said", "why"))
+            + "</tr></thead><tbody>"
         )
         for case in shown:
             cells = [

@@ -20,7 +20,7 @@ from matplotlib.ticker import MaxNLocator
 from evals.contract.models import TIERS_BY_RISK
 from evals.contract.scores import MetricEntry
 
-TIER_COLORS = {"all": "#111827", "critical": "#c2410c", "policy": "#2563eb", "reference": "#0d9488"}
+TIER_COLORS = {"all": "#111827", "critical": "#c2410c", "policy": "#2563eb", "reference": "#0f766e"}
 VERDICT_COLORS = {"better": "#15803d", "worse": "#b91c1c", "same": "#6b7280"}
 SERIES = ["#2563eb", "#c2410c", "#0d9488", "#7c3aed", "#ca8a04", "#db2777", "#4b5563", "#0891b2"]
 RC: dict[Any, Any] = {  # Any keys: matplotlib's stubs type rc names as Literal
@@ -166,15 +166,17 @@ def trends(
 ) -> Plot | None:
     """Small multiples: one panel per metric, one line per variant label, runs in time order.
 
-    values[metric][label] = [(run index, value, ci), …]; tick_labels name the run indexes.
+    values[metric][label] = [(run index, value, ci), …]; tick_labels name the run indexes, shown whole
+    (upright, each panel's height grown by the longest label).
     """
     panels = [m for m in metric_names if any(v is not None for pts in values.get(m, {}).values() for _, v, _ in pts)]
     if not panels or len(tick_labels) < 2:
         return None
     cols = 3
     rows = (len(panels) + cols - 1) // cols
+    label_height = 0.075 * max(len(t) for t in tick_labels)  # inches of a 7 pt label set upright
     with rc_context(RC):
-        fig = Figure(figsize=(9.6, 2.35 * rows + 0.5))
+        fig = Figure(figsize=(9.6, (2.35 + label_height) * rows + 0.5))
         axes = fig.subplots(rows, cols, squeeze=False)
         for k, name in enumerate(panels):
             ax = axes[k // cols][k % cols]
@@ -196,7 +198,7 @@ def trends(
                             ms=4, lw=1.6, label=shown, zorder=3)
             ax.set_title(name, fontsize=9, loc="left", color="#111827")
             ax.set_ylim(-0.03, 1.03)
-            ax.set_xticks(range(len(tick_labels)), tick_labels, rotation=40, ha="right", fontsize=7,
+            ax.set_xticks(range(len(tick_labels)), tick_labels, rotation=90, ha="right", va="center", fontsize=7,
                           rotation_mode="anchor")
             ax.grid(axis="y")
         for k in range(len(panels), rows * cols):

@@ -38,11 +38,12 @@ from evals.contract.scores import JudgeAgreement, MetricEntry
 from evals.errors import CitevalError, DataError, UsageError
 from evals.gate.core import GateConfig, GateResult, evaluate, load_gates
 from evals.report import plots
+from evals.report.anchors import LANG_TAG, Anchors, SectionNav, content_lang, section_nav
 from evals.report.compare import Comparison, compare_runs
 from evals.report.load import load_run, now_utc, require_unchanged
 from evals.report.quotes import QuoteSection, find_quote_labs, is_quote_lab, quote_sections
 from evals.report.stats import ALPHA, PASS_DEFINITION, question_passed
-from evals.report.views import QuestionView, drilldown, safe_url
+from evals.report.views import TIER_ORDER, QuestionView, drilldown, safe_url
 from evals.store.atomic import safe_file_name, write_text_atomic
 from evals.store.runfolder import MANIFEST, SCORES, RunFolder, score_set_problem
 
@@ -83,6 +84,7 @@ class RunSection:
     findings_plot: plots.Plot | None
     questions: list[QuestionView]
     hidden_questions: int
+    nav: SectionNav
     judges: dict[str, JudgeAgreement] = field(default_factory=dict)
     probe: Any = None  # the "Probe" section of a `citeval probe` run: HTML escaped by evals.probe
 
@@ -91,8 +93,8 @@ class RunSection:
 class ComparisonView:
     comparison: Comparison
     plot: plots.Plot | None
-    anchor_a: str
-    anchor_b: str
+    anchor: str
+    kind: str  # "baseline": B against the baseline; "previous": B against its own label's previous run
     drill: dict[str, str]  # question_id -> anchor in a drill-down, where shown
 
 
@@ -232,7 +234,8 @@ def _thresholds(gates: GateConfig) -> dict[str, float]:
     return {r.key: r.min for r in gates.rules if r.scope == "overall" and r.min is not None and not r.is_count}
 
 
-def _section(run: RunFolder, gates: GateConfig, now: datetime, max_questions: int) -> RunSection:
+def _section(run: RunFolder, gates: GateConfig, now: datetime, max_questions: int, anchors: Anchors,
+             suffix: str | None = None) -> RunSection:
     scores = run.scores
     tiers = [t for t in TIERS if t in scores.by_tier]
     groups: dict[str, dict[str, MetricEntry]] = {"all": scores.metrics}
@@ -249,6 +252,7 @@ def _section(run: RunFolder, gates: GateConfig, now: datetime, max_questions: in
         findings_plot=plots.findings_by_code(scores.findings_by_tier),
         questions=questions,
         hidden_questions=hidden,
+        nav=section_nav(anchors, run.run_id, questions, run.per_question, TIER_ORDER, suffix),
         judges=_judge_agreement(run),
         probe=_probe_section(run),
     )
@@ -285,18 +289,30 @@ def _trend(runs: Sequence[RunFolder]) -> plots.Plot | None:
                 entry = run.scores.metrics.get(m)
                 point = (i, entry.value, entry.ci) if entry is not None else (i, None, None)
             values[m].setdefault(run.label, []).append(point)
-    ticks = [r.run_id if len(r.run_id) <= 16 else r.run_id[:15] + "…" for r in runs]
-    return plots.trends(values, TREND_METRICS, ticks, labels)
+    return plots.trends(values, TREND_METRICS, [r.run_id for r in runs], labels)  # full ids: no "…"
 
 
-def _comparison_view(c: Comparison, sections: Sequence[RunSection]) -> ComparisonView:
+def _comparison_view(c: Comparison, sections: Sequence[RunSection], anchors: Anchors, mode: str) -> ComparisonView:
     rows = [(name, t.delta, t.ci, c.verdict(name)) for name, t in c.metrics.items()]
     drill: dict[str, str] = {}
     for s in sections:
         if s.run is c.run_b:
             drill = {q.question_id: q.anchor for q in s.questions}
     title = f"{c.run_b.run_id} − {c.run_a.run_id}"
-    return ComparisonView(c, plots.deltas(rows, title), f"run-{c.run_a.run_id}", f"run-{c.run_b.run_id}", drill)
+    kind = "previous" if mode == "weekly" and c.run_a.label == c.run_b.label else "baseline"
+    anchor = anchors.claim("cmp-", c.run_b.run_id, c.run_a.run_id)
+    return ComparisonView(c, plots.deltas(rows, title), anchor, kind, drill)
+
+
+def _page_lang(sections: Sequence[RunSection], quotes: Sequence[QuoteSection], lang: str | None) -> str:
+    """The page's lang: as asked, else from the questions and answers shown (or the quote lab's answers)."""
+    if lang is not None:
+        if not LANG_TAG.match(lang):
+            raise UsageError(f"lang {lang!r}: give a language tag such as ru or en")
+        return lang
+    texts = [t for s in sections for q in s.questions for t in (q.question, q.answer_text)]
+    texts += [seg.text for qs in quotes for miss in qs.misses for seg in miss.segments]
+    return content_lang(texts)
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -326,8 +342,12 @@ def _render(
     notes: list[str],
     variants: list[dict[str, Any]] | None = None,
     quote_sections: list[QuoteSection] | None = None,
+    lang: str | None = None,
 ) -> ReportResult:
-    sections = [_section(r, gates, now, max_questions) for r in focus]
+    anchors = Anchors()  # every id of the page, so none is given twice
+    # the first run's questions are q-<question id>; a second drill-down's get its label
+    sections = [_section(r, gates, now, max_questions, anchors, None if i == 0 else r.label)
+                for i, r in enumerate(focus)]
     gate_results = {r.run_id: evaluate(gates, r.scores) for r in runs}
     for r in runs:
         notes.extend(f"{r.run_id}: {n}" for n in r.notes if f"{r.run_id}: {n}" not in notes)
@@ -336,6 +356,7 @@ def _render(
         css=css,
         css_hash=css_hash,
         title=title,
+        lang=_page_lang(sections, quote_sections or [], lang),
         mode=mode,
         generated_at=now,
         version=__version__,
@@ -346,7 +367,8 @@ def _render(
             for r in runs
         ],
         sections=sections,
-        comparisons=[_comparison_view(c, sections) for c in comparisons],
+        navs={s.run.run_id: s.nav for s in sections},
+        comparisons=[_comparison_view(c, sections, anchors, mode) for c in comparisons],
         trend=_trend(runs),
         variants=variants or [],
         headline=HEADLINE,
@@ -374,9 +396,11 @@ def render_report(
     baseline: str | None = None,
     now: datetime | None = None,
     max_questions: int = MAX_QUESTIONS,
+    lang: str | None = None,
 ) -> ReportResult:
     """A report over runs: the newest in depth; with two or more, each against the baseline
-    (default: the oldest) with paired significance, the flipped questions and trend plots."""
+    (default: the oldest) with paired significance, the flipped questions and trend plots.
+    `lang` is the page's language (default: Cyrillic questions and answers make it ru, else en)."""
     if not run_dirs:
         raise UsageError("give at least one RUN_DIR")
     config = _gates(gates)
@@ -386,7 +410,7 @@ def render_report(
         lab_path = Path(out) if out is not None else Path("reports") / "quotes.html"
         title = "citeval report — verbatim quotes"
         return _render([], [], [], lab_path, config, now or now_utc(), title, "single", max_questions, [],
-                       quote_sections=quote_sections(labs))
+                       quote_sections=quote_sections(labs), lang=lang)
     runs = sorted((load_run(d) for d in run_dirs if d not in labs), key=lambda r: (r.started_at, r.run_id))
     ids = Counter(r.run_id for r in runs)
     if any(n > 1 for n in ids.values()):
@@ -399,7 +423,7 @@ def render_report(
     mode = "single" if len(runs) == 1 else "compare"
     quotes = quote_sections([newest.path, *labs])
     return _render(runs, [newest], comparisons, path, config, now or now_utc(), title, mode, max_questions, [],
-                   quote_sections=quotes)
+                   quote_sections=quotes, lang=lang)
 
 
 # --- weekly --------------------------------------------------------------------------------
@@ -461,9 +485,11 @@ def render_weekly(
     baseline: str | None = None,
     now: datetime | None = None,
     max_questions: int = MAX_QUESTIONS,
+    lang: str | None = None,
 ) -> ReportResult:
     """The week's runs under ROOT grouped by variant label: each label's newest run in depth,
-    each against the baseline label's newest (default: the label of the oldest run)."""
+    each against the baseline label's newest (default: the label of the oldest run) and against
+    its own label's previous run in the window, when there is one."""
     now = now or now_utc()
     start = parse_since(since, now)
     runs, notes = find_runs(root, start, now)
@@ -472,7 +498,7 @@ def render_weekly(
         lab_path = Path(out) if out is not None else Path("reports") / f"{week_name(now)}.html"
         notes.insert(0, f"quote results written from {start:%Y-%m-%d %H:%M} to {now:%Y-%m-%d %H:%M} UTC under {root}")
         return _render([], [], [], lab_path, _gates(gates), now, f"citeval weekly report — {week_name(now)}", "weekly",
-                       max_questions, notes, [], quote_sections=quote_sections(labs, notes))
+                       max_questions, notes, [], quote_sections=quote_sections(labs, notes), lang=lang)
     if not runs:
         window = f"{start:%Y-%m-%d %H:%M} and {now:%Y-%m-%d %H:%M} UTC"
         raise DataError(root, None, f"no scored run started between {window}")
@@ -483,14 +509,18 @@ def render_weekly(
     # the baseline is a variant: the newest run of the oldest run's label, or of the label named
     base = latest[_pick_baseline(runs, baseline).label]
     focus = sorted(latest.values(), key=lambda r: (r.label != base.label, r.label))
-    comparisons = [compare_runs(base, r) for r in focus if r is not base]
+    comparisons: list[Comparison] = []
     variants = []
-    for label, newest in sorted(latest.items(), key=lambda kv: (kv[0] != base.label, kv[0])):
-        group = [r for r in runs if r.label == label]
-        variants.append({"label": label, "runs": group, "newest": newest, "baseline": newest is base})
+    for newest in focus:
+        group = [r for r in runs if r.label == newest.label]
+        # against the baseline variant, and against its own previous run: did this variant get better?
+        vs_base = None if newest is base else compare_runs(base, newest)
+        previous = compare_runs(group[-2], newest) if len(group) > 1 else None
+        comparisons += [c for c in (vs_base, previous) if c is not None]
+        variants.append({"label": newest.label, "runs": group, "newest": newest, "baseline": newest is base})
     path = Path(out) if out is not None else Path("reports") / f"{week_name(now)}.html"
     title = f"citeval weekly report — {week_name(now)}"
     notes.insert(0, f"runs started from {start:%Y-%m-%d %H:%M} to {now:%Y-%m-%d %H:%M} UTC under {root}")
     quotes = quote_sections([*(r.path for r in focus), *labs], notes)
     return _render(runs, focus, comparisons, path, config, now, title, "weekly", max_questions, notes, variants,
-                   quote_sections=quotes)
+                   quote_sections=quotes, lang=lang)

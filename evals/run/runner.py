@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from evals._version import __version__
+from evals.contract.config import SettingsFile
 from evals.contract.models import RUN_ID_PATTERN, Answer, DatasetRef, Question, RunManifest, RunSettings
 from evals.data.registry import Registry
 from evals.data.validate import require_valid
@@ -93,6 +94,8 @@ class RunOptions:
     # options are made. Either way the manifest records them, so a run says how it was made.
     prices: Path | str | None = field(default_factory=lambda: _from_environment(PRICES_ENV))
     refusal_patterns: Path | str | None = field(default_factory=lambda: _from_environment(REFUSAL_PATTERNS_ENV))
+    # the settings file (citeval.toml) the command read: the manifest records its path and sha256
+    config: SettingsFile | None = None
 
     def __post_init__(self) -> None:
         self.prices = _setting_file(self.prices)
@@ -103,6 +106,8 @@ class RunOptions:
         return {
             "concurrency": self.concurrency, "limit": self.limit, "timeout": self.timeout, "retries": self.retries,
             "prices": self.prices, "refusal_patterns": self.refusal_patterns,
+            "config_file": self.config.path if self.config else None,
+            "config_sha256": self.config.sha256 if self.config else None,
         }
 
 
@@ -112,6 +117,7 @@ class RunProgress:
     done: int = 0
     errors: int = 0
     skipped: int = 0
+    abstained: int = 0
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -124,17 +130,27 @@ class RunProgress:
 class RunResult:
     run_dir: Path
     manifest: RunManifest
-    answered: int
+    answered: int  # questions with an answer line (of any status)
     errors: int
     total: int
+    abstained: int = 0
+
+    @property
+    def statuses(self) -> dict[str, int]:
+        """Answer lines by status (answered, abstained, error)."""
+        return {"answered": self.answered - self.abstained - self.errors, "abstained": self.abstained,
+                "error": self.errors}
 
     def to_text(self) -> str:
-        return f"{self.run_dir}: {self.answered}/{self.total} answered, {self.errors} error(s)\n"
+        """'runs/x: 148 question(s): 140 answered, 6 abstained, 2 error(s)'."""
+        counts = self.statuses
+        return (f"{self.run_dir}: {self.total} question(s): {counts['answered']} answered, "
+                f"{counts['abstained']} abstained, {counts['error']} error(s)\n")
 
     def to_json(self) -> dict[str, Any]:
         return {
             "run_dir": str(self.run_dir), "run_id": self.manifest.run_id, "answered": self.answered,
-            "errors": self.errors, "total": self.total,
+            "errors": self.errors, "total": self.total, "statuses": self.statuses,
             "manifest": self.manifest.model_dump(mode="json", exclude_none=True, by_alias=True),
         }
 
@@ -235,6 +251,7 @@ async def _run_questions(
                 crash_point("run:answers")
                 progress.done += len(answers)
                 progress.errors += sum(a.status == "error" for a in answers)
+                progress.abstained += sum(a.status == "abstained" for a in answers)
                 if on_progress:
                     on_progress(progress)
             if None in batch:
@@ -290,7 +307,8 @@ def _execute(
         done = {qid: answer for qid, answer in done.items() if answer.status != "error"}
     todo = [q for q in questions if q.question_id not in done]
     progress = RunProgress(total=len(questions), done=len(questions) - len(todo), skipped=len(questions) - len(todo))
-    progress.errors = sum(1 for q in questions if q.question_id in done and done[q.question_id].status == "error")
+    earlier = [done[q.question_id].status for q in questions if q.question_id in done]
+    progress.errors, progress.abstained = earlier.count("error"), earlier.count("abstained")
     if on_progress:
         on_progress(progress)
     manifest.finished_at = None
@@ -309,7 +327,8 @@ def _execute(
     manifest.finished_at = datetime.now(timezone.utc)
     manifest.options.status = "finished"
     write_json_atomic(run_dir / MANIFEST, manifest)
-    return RunResult(run_dir, manifest, answered=progress.done, errors=progress.errors, total=progress.total)
+    return RunResult(run_dir, manifest, answered=progress.done, errors=progress.errors, total=progress.total,
+                     abstained=progress.abstained)
 
 
 def _prepare(dataset: Path, spec: BackendSpec, options: RunOptions) -> tuple[list[Question], BaseBackend]:

@@ -524,9 +524,19 @@ def _anchor_detail(mc: MarkerCheck) -> str:
 
 
 def _unresolved_detail(mc: MarkerCheck) -> str:
+    """Why the evidence resolves to no chunk, and what to send instead (README "Answers")."""
+    ev = mc.evidence
     # a converter (e.g. Anthropic replay) may say why, naming the citation type it could not map
-    reason = (mc.evidence.model_extra or {}).get("unresolved_reason") if mc.evidence is not None else None
-    return "evidence matches no registry chunk" + (f": {reason}" if reason else "")
+    reason = (ev.model_extra or {}).get("unresolved_reason") if ev is not None else None
+    if reason or ev is None:
+        return "evidence matches no registry chunk" + (f": {reason}" if reason else "")
+    if ev.chunk_id is not None:
+        return f"evidence {ev.evidence_id}: chunk_id {ev.chunk_id!r} is not in registry/chunks.jsonl"
+    if ev.version_id is not None and ev.char_start is not None and ev.char_end is not None:
+        return (f"evidence {ev.evidence_id}: no chunk of edition {ev.version_id} spans characters "
+                f"{ev.char_start}–{ev.char_end} (chunk char spans index registry/texts/{ev.version_id}.txt)")
+    return (f"evidence {ev.evidence_id} names no registry chunk: send chunk_id (from registry/chunks.jsonl), "
+            "or version_id with char_start and char_end")
 
 
 def _edition_of(mc: MarkerCheck) -> str:

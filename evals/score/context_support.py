@@ -23,9 +23,9 @@ from evals.contract.metrics import CONTEXT_SUPPORT
 from evals.data.registry import Registry
 from evals.score.facts import AnswerCheck
 from evals.score.judges.base import JudgeInput, SupportJudge
-from evals.score.metrics import AnswerScore, MetricOutcome, context_support
+from evals.score.metrics import NO_SUPPORT_JUDGE, AnswerScore, MetricOutcome, context_support
 
-NO_JUDGE = "no judge (score with --judge offline or llm)"
+NO_JUDGE = NO_SUPPORT_JUDGE
 NO_CONTEXT = "the answer carries no retrieved evidence text"
 NO_CLAIM = "no substantive claim"
 

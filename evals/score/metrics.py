@@ -24,6 +24,8 @@ from evals.score.ppi import PPI_METRICS, ppi_estimate
 from evals.stats.bootstrap import RESAMPLES, SEED, bootstrap_means, generator, percentile_interval
 
 FAITHFULNESS_MISSING = "not computed (run score with --ragas)"
+# a support metric of an answer no judge and no person labelled (DESIGN: null with a reason)
+NO_SUPPORT_JUDGE = "no support judge (--judge none): score with --judge offline or llm"
 Labels = Mapping[LabelKey, str]
 
 # The names, their order and aggregation are the metric table's (evals.contract.metrics).
@@ -328,13 +330,27 @@ def accepted(check: AnswerCheck, labels: Labels, states: Sequence[str]) -> bool 
     return None
 
 
+def support_labelled(check: AnswerCheck, labels: Labels) -> bool:
+    """Whether a claim of the answer has a support label (a judge's or a person's), on a cited
+    pair or on the union of its cited evidence."""
+    qid = check.question.question_id
+    return any(
+        union_support(labels, qid, cc) is not None
+        or any(labels.get((qid, cc.claim.claim_id, m.evidence_id, "support")) for m in cc.markers)
+        for cc in check.claims
+    )
+
+
 def score_answer(
     check: AnswerCheck,
     labels: Labels,
     registry: Registry,
     faithfulness: float | None = None,
+    judged: bool = True,
 ) -> AnswerScore:
-    """The per-answer metrics of one checked answer, with the labels chosen by pick_labels."""
+    """The per-answer metrics of one checked answer, with the labels chosen by pick_labels.
+    judged=False (no support judge ran): an answer nobody labelled has no support metrics — an
+    invalid marker or an uncited claim alone is not a judgment — so they are null with a reason."""
     q, a = check.question, check.answer
     s = AnswerScore(question_id=q.question_id, risk_tier=q.risk_tier, tags=list(q.tags), status=a.status)
     s.findings = sorted(f.code for f in check.findings)
@@ -365,6 +381,8 @@ def score_answer(
         "key_fact_recall": key_fact_recall(check),
         "gold_evidence_recall": gold_evidence_recall(check),
     }
+    if not judged and not support_labelled(check, labels):
+        outcomes["citation_correctness"] = outcomes["citation_completeness"] = MetricOutcome(None, NO_SUPPORT_JUDGE)
     for name, outcome in outcomes.items():
         s.values[name] = outcome.value
         if outcome.reason is not None:

@@ -63,7 +63,7 @@ def judge_params(judge: Any) -> JudgeParams | None:
 
 
 def provenance(
-    *, judge: Any = None, seed: int | None = None, gates_file: Path | str | None = None
+    *, judge: Any = None, seed: int | None = None, gates_file: Path | str | None = None, config: Any = None
 ) -> Provenance:
     record = Provenance(
         citeval_version=__version__,
@@ -77,4 +77,6 @@ def provenance(
     if gates_file is not None:
         record.gates_file = str(gates_file)
         record.gates_sha256 = file_sha256(gates_file)
+    if config is not None:  # an evals.contract.config.SettingsFile
+        record.config_file, record.config_sha256 = config.path, config.sha256
     return record

@@ -37,7 +37,8 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from evals._version import __version__
-from evals.contract.metrics import CITATION_COMPLETENESS, CITATION_CORRECTNESS
+from evals.contract.config import SettingsFile
+from evals.contract.metrics import CITATION_COMPLETENESS, CITATION_CORRECTNESS, CONTEXT_SUPPORT
 from evals.contract.models import Answer, Judgment, Question
 from evals.contract.scores import (
     SCORES_SCHEMA_VERSION,
@@ -59,7 +60,7 @@ from evals.score.judges.factory import make_judge
 from evals.score.judges.faithfulness import FaithfulnessResult, FaithfulnessSample, ragas_faithfulness_sync
 from evals.score.judges.llm import LlmConfig
 from evals.score.memory import release_free_memory
-from evals.score.metrics import PER_ANSWER, AnswerScore, build_scores
+from evals.score.metrics import NO_SUPPORT_JUDGE, PER_ANSWER, AnswerScore, build_scores
 from evals.score.provenance import provenance
 from evals.score.shard import (
     SHARD_SIZE,
@@ -193,6 +194,7 @@ def score_run(
     parquet: bool = False,
     shard_size: int = SHARD_SIZE,
     gates: Path | str | None = None,
+    config: SettingsFile | None = None,
 ) -> ScoreResult:
     """Score a run folder.
 
@@ -205,13 +207,15 @@ def score_run(
     per_question.parquet (pyarrow, and the pandas it imports, add about 75 MB to each process:
     asked for, never automatic, so a run's memory does not jump with its size). gates: the gates
     file that will gate this run (`citeval eval`), recorded with its sha256 in the provenance, so
-    scores.json is written once
+    scores.json is written once. config: the settings file (citeval.toml) the command read,
+    recorded with its sha256 in the provenance.
     """
     run_dir = Path(run_dir)
     _check_sizes(workers, shard_size)
     RunFolder(run_dir).manifest  # noqa: B018 - a folder without a manifest is no run folder: said so first
     with folder_lock(run_dir, "citeval score"), system_errors(run_dir):  # one writer (evals.store.lock)
-        return _score_locked(run_dir, judge, llm, ragas, faithfulness, seed, workers, parquet, shard_size, gates)
+        return _score_locked(run_dir, judge, llm, ragas, faithfulness, seed, workers, parquet, shard_size, gates,
+                             config)
 
 
 def _score_locked(
@@ -225,6 +229,7 @@ def _score_locked(
     parquet: bool,
     shard_size: int,
     gates: Path | str | None,
+    config: SettingsFile | None,
 ) -> ScoreResult:
     """score_run with the run folder's lock held: what it reads at its start (the labels, the
     answers) is what it replaces and hashes at its end."""
@@ -260,7 +265,7 @@ def _score_locked(
         _check_unscored_answers(answers_path, unused)
         outputs.close_table()
         staging.close_files()  # judge agreement reads the new judgments.jsonl
-        scores = _scores(totals, feed, labels, judge, faithfulness, manifest, seed, staging, run, gates)
+        scores = _scores(totals, feed, labels, judge, faithfulness, manifest, seed, staging, run, (gates, config))
         staging.write_json(SCORES, scores.to_json())
         staging.commit(remove=() if parquet else (PER_QUESTION_PARQUET,))
     return ScoreResult(run_dir, scores, workers if pool_settings is not None else 1)
@@ -618,7 +623,7 @@ def _scores(
     seed: int,
     staging: _Staging,
     run: RunFolder,
-    gates: Path | str | None = None,
+    recorded: tuple[Path | str | None, SettingsFile | None] = (None, None),
 ) -> Scores:
     body = build_scores(totals.columns, seed)
     extra: dict[str, Any] = {}
@@ -629,6 +634,8 @@ def _scores(
             extra["judge_usage"] = usage
         if totals.units and totals.failed >= totals.units:
             _say_judge_failed(body, judge, usage)
+    else:
+        _say_no_judge(body)
     if faithfulness is not None:
         extra["faithfulness_failures"] = sorted(totals.faithfulness_failures)[:20]
     if labels.human_support:
@@ -647,8 +654,19 @@ def _scores(
         "seed": seed,
         "n_unanswered": feed.unanswered,
     }
-    record = provenance(judge=judge, seed=seed, gates_file=gates)
+    gates, config = recorded  # the gates file and the settings file, for the provenance
+    record = provenance(judge=judge, seed=seed, gates_file=gates, config=config)
     return body.model_copy(update={**header, **extra, "provenance": record})
+
+
+def _say_no_judge(scores: Scores) -> None:
+    """No support judge ran: the judged metrics left null say so (overall, by tier, by tag)."""
+    breakdowns = [*scores.by_tier.values(), *scores.by_tag.values()]
+    for metrics in [scores.metrics, *(b.metrics for b in breakdowns)]:
+        for name in (*_SUPPORT_METRICS, CONTEXT_SUPPORT):
+            entry = metrics.get(name)
+            if entry is not None and entry.value is None:
+                entry.reason = NO_SUPPORT_JUDGE
 
 
 def _say_judge_failed(scores: Scores, judge: SupportJudge, usage: JudgeUsage | None) -> None:

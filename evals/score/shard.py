@@ -43,7 +43,7 @@ from evals.score.judges.joint import joint_units, judge_joint
 from evals.score.judges.llm import LlmConfig
 from evals.score.memory import release_free_memory
 from evals.score.metrics import pick_labels, score_answer
-from evals.store.answers import answer_from_line
+from evals.store.answers import answer_errors, answer_from_line
 from evals.store.jsonl import dump_line, load_questions, validation_errors
 from evals.text.normalize import strip_markers
 
@@ -222,7 +222,8 @@ def score_pairs(
         found = settings.faithfulness([sample for _, sample in samples]) if samples else []
         faith = {qid: r.value for (qid, _), r in zip(samples, found, strict=True)}
         result.faithfulness_failures = sorted({r.reason for r in found if r.value is None and r.reason})
-    scored = [score_answer(c, chosen, registry, faith.get(c.question.question_id)) for c in checks]
+    scored = [score_answer(c, chosen, registry, faith.get(c.question.question_id), judged=judge is not None)
+              for c in checks]
     add_context_support(scored, checks, registry, judge)  # claims vs all retrieved evidence (issue 19)
     if judge is not None:
         result.usage = _usage_delta(before, _usage_snapshot(judge))
@@ -246,7 +247,7 @@ def _as_answer(answer: AnswerLike, number: int) -> Answer:
     try:
         return Answer.model_validate(answer)
     except ValidationError as exc:
-        raise validation_errors("answers", number, exc)[0] from None
+        raise answer_errors("answers", number, exc, answer) from None
 
 
 def score_shard(

@@ -7,11 +7,16 @@ shards, `run --resume`, the hash the score marker records — treats it the same
 left out; one that does is a complete answer that only lacks its newline. Any other bad line is
 a DataError naming its line. Only `run --resume` writes: `repair_answers` cuts a torn last line
 (or ends a complete one) before the run appends.
+
+A line that is no Answer gives one line per problem, naming the file, the line and the field,
+with a hint for the common mistakes (`answer_errors`); a backend's reply that is no Answer gets
+the same words on one line (`answer_problems_text`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,9 +25,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from evals.contract.models import Answer
-from evals.errors import DataError
+from evals.errors import DataError, DataErrors
 from evals.store.atomic import repair_last_line
-from evals.store.jsonl import validation_errors
 from evals.store.reading import (
     BOM,
     decode_text,
@@ -35,7 +39,9 @@ from evals.store.reading import (
 )
 
 __all__ = [
+    "answer_errors",
     "answer_from_line",
+    "answer_problems_text",
     "answers_after",
     "answers_sha256",
     "iter_answer_lines",
@@ -47,6 +53,75 @@ __all__ = [
 
 # the runner writes question_id first; an id with an escape falls back to the parsed line
 _LEADING_ID = re.compile(rb'\A\s*\{\s*"question_id"\s*:\s*"([^"\\]*)"')
+
+
+# What the common mistakes of an answer line need said beside pydantic's words (fields with their
+# list indices as N; DESIGN 3).
+_MISSING_HINTS = {
+    "question_id": "the question_id of the question it answers, as in questions.jsonl",
+    "status": "one of answered, abstained, error",
+    "claims.N.claim_id": 'an id of the claim within the answer, e.g. "c1"',
+    "claims.N.text": "the claim's sentence as shown to the user",
+    "evidence.N.evidence_id": 'the id the answer\'s markers use, e.g. "E1" for [E1]',
+    "links.N.evidence_id": "the evidence_id of the evidence the link opens",
+    "links.N.url": "the link as rendered to the user",
+    "error.type": 'a short kind of failure, e.g. "timeout"',
+    "error.message": "what went wrong, in words",
+}
+_SHAPE_HINTS = {
+    "claims": "a list of {claim_id, text, evidence_ids} objects",
+    "evidence": "a list of {evidence_id, chunk_id} objects (or version_id with char_start and char_end)",
+    "links": "a list of {evidence_id, url} objects",
+    "claims.N.evidence_ids": 'a list of evidence ids, e.g. ["E1"]',
+    "answer_text": "the text shown to the user, markers such as [E1] inside",
+    "error": "an object {type, message}",
+}
+# a key that is often sent for the field
+_OTHER_NAMES = {"evidence_id": ("id", "evidenceId"), "claim_id": ("id", "claimId"), "question_id": ("id", "qid")}
+
+
+def _problem(error: Any, obj: Any) -> tuple[str, str]:
+    """(field, message with its hint) of one pydantic error of an Answer."""
+    loc = error["loc"]
+    field = ".".join(str(part) for part in loc) or "(record)"
+    shape = ".".join("N" if isinstance(part, int) else str(part) for part in loc)
+    if error["type"] == "missing":
+        message = "required field is missing"
+        hint = _MISSING_HINTS.get(shape)
+        sent = _sibling_keys(obj, loc[:-1])
+        other = next((name for name in _OTHER_NAMES.get(str(loc[-1]), ()) if name in sent), None)
+        if other is not None:
+            hint = f'the line has "{other}": name it {loc[-1]}'
+        return field, message + (f" ({hint})" if hint else "")
+    message = error["msg"].removeprefix("Value error, ")
+    if "input" in error and error["type"] != "value_error":
+        message += f" (got {json.dumps(error['input'], ensure_ascii=False, default=str)[:60]})"
+    if shape in _SHAPE_HINTS and error["type"].endswith("_type"):
+        message += f": {shape.rpartition('.')[2]} is {_SHAPE_HINTS[shape]}"
+    return field, message
+
+
+def _sibling_keys(obj: Any, loc: tuple[Any, ...]) -> set[str]:
+    for part in loc:
+        try:
+            obj = obj[part]
+        except (KeyError, IndexError, TypeError):
+            return set()
+    return set(obj) if isinstance(obj, dict) else set()
+
+
+def answer_errors(path: Path | str, lineno: int | None, exc: ValidationError, obj: Any = None) -> DataError:
+    """Every problem of a line that is no Answer, one DataError each (DataErrors when several),
+    with a hint for the common ones; `obj` is the line as parsed (for "you sent id")."""
+    problems = [DataError(path, lineno, message, field=field)
+                for field, message in (_problem(error, obj) for error in exc.errors(include_url=False))]
+    return problems[0] if len(problems) == 1 else DataErrors(problems)
+
+
+def answer_problems_text(exc: ValidationError, obj: Any = None) -> str:
+    """The problems of a backend's reply that is no Answer, on one line: 'field: message; …'."""
+    return "; ".join(f"{field}: {message}" for field, message in
+                     (_problem(error, obj) for error in exc.errors(include_url=False)))
 
 
 def _object(path: Path | str, lineno: int, line: bytes) -> dict[str, Any]:
@@ -63,7 +138,7 @@ def answer_from_line(path: Path | str, lineno: int, line: bytes) -> Answer:
     try:
         return Answer.model_validate(obj)
     except ValidationError as exc:
-        raise validation_errors(path, lineno, exc)[0] from None
+        raise answer_errors(path, lineno, exc, obj) from None
 
 
 def question_id_of_line(path: Path | str, lineno: int, line: bytes) -> str:

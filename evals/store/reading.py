@@ -411,6 +411,61 @@ def read_toml(path: Path | str) -> dict[str, Any]:
     return parse_toml(read_file_text(path), path)
 
 
+@dataclass(frozen=True)
+class TomlDocument:
+    """A TOML file as read: its path, text (a BOM dropped, CR LF folded), parsed tables and the
+    sha256 of its bytes (what a run records of a settings file)."""
+
+    path: Path
+    text: str
+    data: dict[str, Any]
+    sha256: str
+
+    def line(self, section: list[str], key: str | None) -> int | None:
+        """See `toml_line`."""
+        return toml_line(self.text, section, key)
+
+
+def read_toml_document(path: Path | str, *, missing: str = "file not found") -> TomlDocument:
+    """A TOML file with what an error about one of its keys needs (its text) and its sha256."""
+    data = read_file_bytes(path, missing=missing)
+    text = decode_text(data, path).replace("\r\n", "\n")
+    return TomlDocument(Path(path), text, parse_toml(text, path), hashlib.sha256(data).hexdigest())
+
+
+# where a key sits in a TOML file (tomllib keeps no positions)
+_TOML_HEADER = re.compile(r"^\s*\[{1,2}\s*([^\]]+?)\s*\]{1,2}\s*(#.*)?$")
+_TOML_KEY = re.compile(r"""^\s*(?:"([^"]*)"|'([^']*)'|([A-Za-z0-9_.-]+))\s*=""")
+
+
+def _toml_dotted(text: str) -> list[str]:
+    return [p.strip().strip("\"'") for p in re.findall(r'"[^"]*"|\'[^\']*\'|[^.]+', text)]
+
+
+def toml_line(text: str, section: list[str], key: str | None) -> int | None:
+    """The line of `key` inside the table `[section]` (`[]`: the top level), or of the table's
+    header when key is None; a table written as a top-level key (`run = {…}`) is found by that
+    key. None when the file does not spell it on a line of its own."""
+    current: list[str] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        header = _TOML_HEADER.match(line)
+        if header:
+            current = _toml_dotted(header.group(1))
+            if current == (section if key is None else [*section, key]):
+                return lineno  # the table itself, or the table `key` names
+            continue
+        found = _TOML_KEY.match(line)
+        if not found:
+            continue
+        name = next(group for group in found.groups() if group is not None)
+        spelled = [*current, *_toml_dotted(name)] if found.group(3) else [*current, name]
+        if key is not None and spelled[: len(section) + 1] == [*section, key]:
+            return lineno
+        if key is None and section and spelled == section:  # the table as an inline table
+            return lineno
+    return None
+
+
 # --- tables ---------------------------------------------------------------------------
 
 

@@ -27,6 +27,7 @@ from evals.outside import (
     post_json,
 )
 from evals.run.backends.base import BaseBackend, error_answer, request_payload
+from evals.store.answers import answer_problems_text
 from evals.store.secrets import scrub
 
 DEFAULT_AUTH_ENV = "CITEVAL_HTTP_AUTHORIZATION"
@@ -101,11 +102,13 @@ class HttpBackend(BaseBackend):
             body, attempts = await self.service.call(attempt)
         except OutsideCallError as exc:
             return error_answer(qid, exc.kind, exc.reason, raw={"attempts": exc.attempts})
+        reply = {"question_id": qid, **body} if isinstance(body, dict) else body
         try:
-            answer = Answer.model_validate({"question_id": qid, **body} if isinstance(body, dict) else body)
+            answer = Answer.model_validate(reply)
         except ValidationError as exc:
             return error_answer(
-                qid, "invalid_response", f"reply is not an Answer: {exc.errors()[0]['msg']}", raw={"attempts": attempts}
+                qid, "invalid_response", f"reply is not an Answer: {answer_problems_text(exc, reply)}",
+                raw={"attempts": attempts},
             )
         if answer.usage is None:
             answer.usage = Usage(latency_ms=elapsed_ms(started))

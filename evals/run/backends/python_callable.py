@@ -28,6 +28,7 @@ from pydantic import ValidationError
 from evals.contract.models import Answer, Question
 from evals.errors import UsageError
 from evals.run.backends.base import BaseBackend, error_answer, request_payload
+from evals.store.answers import answer_problems_text
 
 
 def load_callable(target: str) -> Callable[..., Any]:
@@ -161,8 +162,14 @@ class PythonBackend(BaseBackend):
             return error_answer(qid, "timeout", str(exc))
         if isinstance(result, Answer):
             return result
+        if not isinstance(result, dict):
+            kind = "nothing" if result is None else type(result).__name__
+            return error_answer(qid, "invalid_response", f"callable returned {kind}, not an Answer (a dict or "
+                                "evals.contract.models.Answer)")
+        reply = {"question_id": qid, **result}
         try:
-            answer = Answer.model_validate({"question_id": qid, **(result or {})})
-        except (ValidationError, TypeError) as exc:
-            return error_answer(qid, "invalid_response", f"callable returned no valid Answer: {exc}")
+            answer = Answer.model_validate(reply)
+        except ValidationError as exc:
+            return error_answer(qid, "invalid_response", f"callable returned no valid Answer: "
+                                f"{answer_problems_text(exc, reply)}")
         return answer

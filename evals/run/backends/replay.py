@@ -29,7 +29,8 @@ from evals.run.backends.anthropic import (
 from evals.run.backends.base import BaseBackend, error_answer
 from evals.run.backends.prices import PriceTable
 from evals.run.settings import REFUSAL_PATTERNS_ENV
-from evals.store.jsonl import iter_json_lines, validation_errors
+from evals.store.answers import answer_errors
+from evals.store.jsonl import iter_json_lines
 from evals.store.reading import read_file_text
 
 ReplayEntry = Answer | AnthropicLine
@@ -41,8 +42,8 @@ def load_replay(path: Path | str) -> dict[str, ReplayEntry]:
     entries: dict[str, tuple[int, ReplayEntry]] = {}
     for lineno, obj in iter_json_lines(path):
         anthropic = is_anthropic_line(obj)
-        if "question_id" not in obj:
-            hint = " (put citeval's question_id and documents beside the response)" if anthropic else ""
+        if "question_id" not in obj and anthropic:  # a plain line's is checked with its other fields
+            hint = " (put citeval's question_id and documents beside the response)"
             raise DataError(path, lineno, "required field is missing" + hint, "question_id")
         entry: ReplayEntry
         try:
@@ -50,7 +51,7 @@ def load_replay(path: Path | str) -> dict[str, ReplayEntry]:
         except AnthropicFormatError as exc:
             raise DataError(path, lineno, f"anthropic line: {exc}") from None
         except ValidationError as exc:
-            raise validation_errors(path, lineno, exc)[0] from None
+            raise answer_errors(path, lineno, exc, obj) from None
         if entry.question_id in entries:
             first = entries[entry.question_id][0]
             raise DataError(path, lineno, f"second answer for question {entry.question_id!r} (first on line {first})")
