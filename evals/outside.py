@@ -348,10 +348,9 @@ def backend_failure(run_dir: Any, total: int, errors: int) -> BackendError | Non
 
     failed = [a for a in RunFolder(run_dir).answers.values() if a.status == "error"]
     reasons = [f"{a.error.type}: {a.error.message}" if a.error else "backend error" for a in failed]
-    resume = f"once it is back: citeval run --resume {run_dir} --retry-errors"
     if errors >= total:
-        error = all_failed_error("backend", "questions", total, reasons)
-        return None if error is None else BackendError(f"{error}; {resume}")
+        return all_failed_error("backend", "questions", total, reasons)
+    resume = f"once it is back: citeval run --resume {run_dir} --retry-errors"
     stopped = [r for r in reasons if r.startswith("circuit_open")]
     if not stopped:
         return None  # some questions failed, the others were answered: the run's own verdict
