@@ -9,9 +9,11 @@ the log file that holds the traceback) · 130 interrupted.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import inspect
 import json
+import logging
 import os
 import re
 import sys
@@ -30,6 +32,13 @@ from evals.errors import CitevalError
 from evals.run.settings import PRICES_ENV, REFUSAL_PATTERNS_ENV, spec_forms
 
 EXIT_INTERNAL = 4  # a bug in citeval, never a verdict on the system under test
+# what the system, not citeval, refuses: a path that cannot be used, a full disk, a read-only file
+# system, no inode, a name too long … — exit 2 with the path, never "a bug"
+SYSTEM_ERRNOS = frozenset({
+    errno.EACCES, errno.EPERM, errno.ENOENT, errno.EISDIR, errno.ENOTDIR, errno.ENOSPC, errno.EDQUOT, errno.EROFS,
+    errno.ENAMETOOLONG, errno.EFBIG, errno.ELOOP, errno.EMLINK, errno.EIO, errno.EEXIST, errno.ENOTEMPTY,
+    errno.EXDEV, errno.EBUSY, errno.ETXTBSY, errno.EMFILE, errno.ENFILE, errno.ENXIO,
+})
 EXIT_INTERRUPTED = 130
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -85,6 +94,21 @@ RagasOpt = Annotated[bool, typer.Option("--ragas", help="Add Ragas faithfulness 
 GatesOpt = Annotated[
     Path | None, typer.Option("--gates", help="Gates TOML (default: the shipped gates/default.toml).")
 ]
+WaitOpt = Annotated[
+    float, typer.Option(
+        "--wait", min=0, help="Seconds to wait while another citeval writes the run folder (default 0: refuse at "
+        "once, naming it).",
+    ),
+]
+
+
+@contextlib.contextmanager
+def lock_wait(seconds: float) -> Iterator[None]:
+    """Around a command's library call: how long a locked run folder is waited for (--wait)."""
+    from evals.store.lock import waiting_for_lock
+
+    with waiting_for_lock(seconds):
+        yield
 
 
 # --- help ------------------------------------------------------------------------------------------
@@ -173,12 +197,28 @@ def _fail(message: str, code: int) -> None:
     raise typer.Exit(code)
 
 
+class _NoteHandler(logging.Handler):
+    """citeval's notes (logger "citeval.notes": a stale lock taken over …) as `note: …` on stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        with contextlib.suppress(Exception):
+            typer.echo(f"note: {record.getMessage()}", err=True)
+
+
+def _show_notes() -> None:
+    notes = logging.getLogger("citeval.notes")
+    if not any(isinstance(h, _NoteHandler) for h in notes.handlers):
+        notes.addHandler(_NoteHandler())
+        notes.propagate = False
+
+
 def handles_errors(func: F) -> F:
     """Turn exceptions into `error: …` on stderr and an exit code: citeval's own carry theirs (2 bad
     input, 3 backend or service), a path that cannot be used is 2, anything else is a bug (4)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        _show_notes()
         try:
             return func(*args, **kwargs)
         except CitevalError as exc:
@@ -187,10 +227,14 @@ def handles_errors(func: F) -> F:
             _fail("interrupted", EXIT_INTERRUPTED)
         except (typer.Exit, typer.Abort, click.ClickException):
             raise
-        except (PermissionError, FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
-            if exc.filename is None:
+        except BrokenPipeError:
+            _drop_stdout()  # the reader of stdout went away (`| head`): quiet, with the command's own code
+        except OSError as exc:
+            if exc.errno not in SYSTEM_ERRNOS:
                 _fail(unexpected(exc), EXIT_INTERNAL)
-            _fail(f"{exc.filename}: {exc.strerror}", 2)  # a path given that cannot be used
+            from evals.store.atomic import os_failure
+
+            _fail(str(os_failure(exc.filename or "(no file named)", exc, "use it")), 2)  # disk full, read-only …
         except Exception as exc:  # noqa: BLE001 - a bug: one line for the user, the traceback in a log
             _fail(unexpected(exc), EXIT_INTERNAL)
         finally:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from citeval_cli.common import FormatOpt, OutputFormat, emit, handles_errors
+from citeval_cli.common import FormatOpt, OutputFormat, WaitOpt, emit, handles_errors, lock_wait
 from evals.stats.bootstrap import RESAMPLES, SEED
 
 label_app = typer.Typer(
@@ -48,6 +48,7 @@ def label_push(
         str | None, typer.Option(help="With --kind quotes: show this matcher's places as predictions (default: blind).")
     ] = None,
     output: FormatOpt = OutputFormat.text,
+    wait: WaitOpt = 0.0,
 ) -> None:
     """Create or update the review project in Label Studio: one task per answer, no duplicates.
 
@@ -59,10 +60,11 @@ def label_push(
     """
     from evals.label.round import push_round
 
-    result = push_round(
-        run_dir, kind=kind.value, project=project, to_file=to_file, predictions=predictions, lang=lang.value,
-        batch_size=batch_size, matcher=matcher,
-    )
+    with lock_wait(wait):
+        result = push_round(
+            run_dir, kind=kind.value, project=project, to_file=to_file, predictions=predictions, lang=lang.value,
+            batch_size=batch_size, matcher=matcher,
+        )
     emit(output, result.to_json, result.summary, nl=True)
 
 
@@ -98,6 +100,7 @@ def label_pull(
         str | None,
         typer.Option(help="With --kind quotes: this rater's places are the gold (default: where raters agree)."),
     ] = None,
+    wait: WaitOpt = 0.0,
 ) -> None:
     """Append the raters' labels as judgments; report per rater what is done and still missing.
 
@@ -108,10 +111,11 @@ def label_pull(
     """
     from evals.label.round import pull_round
 
-    report = pull_round(
-        run_dir, kind=kind.value, project=project, from_file=from_file, raters=rater or [],
-        anonymous_raters=anonymous_raters, count_predictions=count_predictions, out=out, gold_rater=gold_rater,
-    )
+    with lock_wait(wait):
+        report = pull_round(
+            run_dir, kind=kind.value, project=project, from_file=from_file, raters=rater or [],
+            anonymous_raters=anonymous_raters, count_predictions=count_predictions, out=out, gold_rater=gold_rater,
+        )
     emit(output, report.to_json, report.summary, nl=True)
 
 
@@ -126,6 +130,7 @@ def agree(
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = SEED,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = RESAMPLES,
     limit: Annotated[int, typer.Option(help="Show at most this many disagreements per field.")] = 20,
+    wait: WaitOpt = 0.0,
 ) -> None:
     """Inter-rater agreement of the human raters per field; writes agreement.json into a run.
 
@@ -133,5 +138,6 @@ def agree(
     """
     from evals.agreement.io import agree as compute  # numpy/krippendorff load only for this command
 
-    result = compute(target, out=out, adjudicate_file=adjudicate, seed=seed, n_resamples=resamples)
+    with lock_wait(wait):
+        result = compute(target, out=out, adjudicate_file=adjudicate, seed=seed, n_resamples=resamples)
     emit(output, result.to_json, lambda: result.to_text(limit=limit))

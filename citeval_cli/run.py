@@ -31,9 +31,11 @@ from citeval_cli.common import (
     RetriesOpt,
     RunIdOpt,
     TimeoutOpt,
+    WaitOpt,
     emit,
     handles_errors,
     llm_config,
+    lock_wait,
 )
 from citeval_cli.config import from_command_line, settings_file
 
@@ -54,6 +56,10 @@ def run(
     prices: PricesOpt = None,
     refusal_patterns: RefusalPatternsOpt = None,
     output: FormatOpt = OutputFormat.text,
+    wait: WaitOpt = 0.0,
+    retry_errors: Annotated[
+        bool, typer.Option("--retry-errors", help="With --resume: ask again the questions whose answer is an error.")
+    ] = False,
 ) -> None:
     """Replay a dataset's questions through a backend into runs/<run_id>/.
 
@@ -67,15 +73,18 @@ def run(
         concurrency=concurrency, limit=limit, timeout=timeout, retries=retries, label=label, prices=prices,
         refusal_patterns=refusal_patterns, config=settings_file(ctx),
     )
-    with ProgressBar() as progress:
+    with ProgressBar() as progress, lock_wait(wait):
         if resume is not None:  # the run's own backend and files, unless the command line names them
             result = evals.resume_run(
                 resume, backend_spec=from_command_line(ctx, "backend", backend), on_progress=progress,
                 prices=from_command_line(ctx, "prices", prices),
                 refusal_patterns=from_command_line(ctx, "refusal_patterns", refusal_patterns),
+                retry_errors=retry_errors,
             )
         elif dataset is None:
             raise evals.UsageError("give a DATASET (or --resume RUN_DIR)")
+        elif retry_errors:
+            raise evals.UsageError("--retry-errors goes with --resume RUN_DIR")
         else:
             result = evals.start_run(
                 dataset, backend or "reference", out=out, run_id=run_id, options=options, on_progress=progress
@@ -113,6 +122,7 @@ def probe(
     prices: PricesOpt = None,
     refusal_patterns: RefusalPatternsOpt = None,
     output: FormatOpt = OutputFormat.text,
+    wait: WaitOpt = 0.0,
 ) -> None:
     """Ask the system generated probe questions: can its citations be believed?
 
@@ -128,7 +138,7 @@ def probe(
         concurrency=concurrency, timeout=timeout, retries=retries, label=label, prices=prices,
         refusal_patterns=refusal_patterns, config=settings_file(ctx),
     )
-    with ProgressBar() as progress:
+    with ProgressBar() as progress, lock_wait(wait):
         if resume is not None:  # the run's own backend and files, unless the command line names them
             result = resume_probe(
                 resume, backend_spec=from_command_line(ctx, "backend", backend), gates=gates, on_progress=progress,
@@ -173,6 +183,7 @@ def eval_(
     prices: PricesOpt = None,
     refusal_patterns: RefusalPatternsOpt = None,
     output: FormatOpt = OutputFormat.text,
+    wait: WaitOpt = 0.0,
 ) -> None:
     """Run + score + gate + report: the one command for CI and first use; exits with the gate's code.
 
@@ -188,7 +199,7 @@ def eval_(
         refusal_patterns=refusal_patterns, config=settings_file(ctx),
     )
     llm = llm_config(llm_model, llm_base_url, llm_provider, llm_key_env)
-    with ProgressBar() as progress:
+    with ProgressBar() as progress, lock_wait(wait):
         result = evaluate(
             dataset, backend, gates=gates, report=report_out, out=out, run_id=run_id, options=options,
             judge=judge.value, llm=llm, ragas=ragas, on_progress=progress,

@@ -19,9 +19,11 @@ from citeval_cli.common import (
     LlmUrlOpt,
     OutputFormat,
     RagasOpt,
+    WaitOpt,
     emit,
     handles_errors,
     llm_config,
+    lock_wait,
     say,
 )
 from citeval_cli.config import settings_file
@@ -61,6 +63,7 @@ def score(
         bool,
         typer.Option("--parquet/--no-parquet", help="Also write per_question.parquet (typed columns)."),
     ] = False,
+    wait: WaitOpt = 0.0,
 ) -> None:
     """Check citations, judge support and compute metrics for a saved run (never re-runs the backend).
 
@@ -69,9 +72,11 @@ def score(
     Example: citeval score runs/demo --judge none
     """
     llm = llm_config(llm_model, llm_base_url, llm_provider, llm_key_env)
-    result = evals.score_run(
-        run_dir, judge=judge.value, llm=llm, ragas=ragas, workers=workers, parquet=parquet, config=settings_file(ctx)
-    )
+    with lock_wait(wait):
+        result = evals.score_run(
+            run_dir, judge=judge.value, llm=llm, ragas=ragas, workers=workers, parquet=parquet,
+            config=settings_file(ctx),
+        )
     emit(output, result.scores.to_json, result.to_text)
     _require_judged(judge.value, result.scores, ragas)
 

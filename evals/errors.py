@@ -51,3 +51,22 @@ class BackendError(CitevalError):
     """The system under test or an outside service failed in a way the run cannot record."""
 
     exit_code = 3
+
+
+class FolderBusy(CitevalError):
+    """A folder another citeval process is writing (its lock is held): exit 2, naming the holder."""
+
+
+class StoreError(CitevalError):
+    """A file or folder the store could not write or read for a reason of the system (disk full,
+    read-only, no inode, a name too long): names the path and what to free. exit_code 2, or 3
+    when the store is an outside service's."""
+
+    def __init__(self, path: object, message: str, exit_code: int = 2) -> None:
+        self.path = str(path)
+        self.message = message
+        self.exit_code = exit_code
+        super().__init__(f"{self.path}: {message}")
+
+    def __reduce__(self) -> tuple[type[StoreError], tuple[str, str, int]]:  # to cross to a worker and back
+        return (StoreError, (self.path, self.message, self.exit_code))

@@ -20,6 +20,7 @@ from evals.run.backends import BackendSpec
 from evals.run.runner import ProgressCallback, RunOptions, RunResult, start_run
 from evals.score.scoring import ScoreResult, score_run
 from evals.stats.bootstrap import SEED
+from evals.store.lock import folder_lock
 from evals.store.runfolder import JUNIT
 
 if TYPE_CHECKING:
@@ -95,13 +96,14 @@ def evaluate(
     failed = backend_failure(run.run_dir, run.total, run.errors)  # every question failed: exit 3, not a gate
     if failed is not None:
         raise failed
-    scored = score_run(run.run_dir, judge=judge, llm=llm, ragas=ragas, seed=seed, gates=config.path,
-                       config=options.config if options is not None else None)
-    judge_name = judge if isinstance(judge, str) or judge is None else judge.name
-    failed = judge_failure(judge_name or "none", scored.scores, ragas=ragas)
-    if failed is not None:
-        raise failed
-    gate = run_gate(run.run_dir, config, junit=run.run_dir / JUNIT)
+    with folder_lock(run.run_dir, "citeval eval"):  # the run folder's one writer until its junit.xml is written
+        scored = score_run(run.run_dir, judge=judge, llm=llm, ragas=ragas, seed=seed, gates=config.path,
+                           config=options.config if options is not None else None)
+        judge_name = judge if isinstance(judge, str) or judge is None else judge.name
+        failed = judge_failure(judge_name or "none", scored.scores, ragas=ragas)
+        if failed is not None:
+            raise failed
+        gate = run_gate(run.run_dir, config, junit=run.run_dir / JUNIT)
     rendered = None
     if report is not False:
         from evals.report.render import render_report

@@ -31,7 +31,8 @@ import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from evals.contract.metrics import FAITHFULNESS
-from evals.errors import BackendError, UsageError
+from evals.errors import BackendError, DataError, UsageError
+from evals.store.reading import parse_json
 
 T = TypeVar("T")
 
@@ -281,11 +282,25 @@ async def post_json(
         error = OutsideCallError("connection_error", scrub(f"{type(exc).__name__}: {exc}"), retryable=True)
         error.refused = isinstance(exc, httpx.ConnectError)  # refused, unreachable, unknown host
         raise error from None
+    return parse_reply(body, scrub)
+
+
+def parse_reply(body: bytes, scrub: Callable[[str], str] = lambda text: text) -> Any:
+    """A reply's JSON read as citeval reads its own files (evals.store.reading: no NaN or Infinity,
+    no duplicate key, at most 200 levels deep, numbers of at most 1,000 digits), so what a service
+    sends can be stored and read back; anything else is an OutsideCallError (malformed_json)."""
     try:
-        return json.loads(body.decode("utf-8"))
+        text = body.decode("utf-8")
+        json.loads(text)  # the common errors read as before ("reply is not JSON"); limits checked below
     except (ValueError, RecursionError):
         preview = scrub(body[:80].decode("utf-8", "replace"))
         raise OutsideCallError("malformed_json", f"reply is not JSON: {preview!r}", retryable=True) from None
+    try:
+        return parse_json(text, "reply")
+    except DataError as exc:
+        reason = exc.message.removeprefix("invalid JSON: ")
+        raise OutsideCallError("malformed_json", f"reply is not JSON citeval can store: {reason}",
+                               retryable=False) from None
 
 
 def api_key(env_name: str | None, default_env: str, *, required: bool, what: str = "the LLM API key") -> str | None:
@@ -325,17 +340,25 @@ def _field(record: Any, name: str) -> Any:
 
 
 def backend_failure(run_dir: Any, total: int, errors: int) -> BackendError | None:
-    """`run` and `eval`: BackendError when the backend failed on every question of the run."""
-    if total == 0 or errors < total:
+    """`run` and `eval`: BackendError (exit 3) when the backend failed on every question of the run,
+    or stopped answering midway (an outage: the circuit breaker opened), saying how to resume."""
+    if total == 0 or errors == 0:
         return None
     from evals.store.runfolder import RunFolder
 
-    reasons = [
-        f"{a.error.type}: {a.error.message}" if a.error else "backend error"
-        for a in RunFolder(run_dir).answers.values()
-        if a.status == "error"
-    ]
-    return all_failed_error("backend", "questions", total, reasons)
+    failed = [a for a in RunFolder(run_dir).answers.values() if a.status == "error"]
+    reasons = [f"{a.error.type}: {a.error.message}" if a.error else "backend error" for a in failed]
+    if errors >= total:
+        return all_failed_error("backend", "questions", total, reasons)
+    resume = f"once it is back: citeval run --resume {run_dir} --retry-errors"
+    stopped = [r for r in reasons if r.startswith("circuit_open")]
+    if not stopped:
+        return None  # some questions failed, the others were answered: the run's own verdict
+    first = next((r for r in reasons if not r.startswith("circuit_open")), stopped[0])
+    return BackendError(
+        f"the backend stopped answering during the run: {total - errors} of {total} questions answered, then "
+        f"{len(stopped)} not asked after the circuit breaker opened (first failure: {first}); {resume}"
+    )
 
 
 def judge_failure(judge: str, scores: Any, *, ragas: bool = False) -> BackendError | None:

@@ -43,7 +43,7 @@ def test_bundle_holds_the_run_files_and_an_index(tmp_path, scored_run):
     assert result.exit_code == 0, result.output
     files = members(out)
     assert set(files) == {INDEX, "manifest.json", "answers.jsonl", "findings.jsonl", "judgments.jsonl",
-                          "per_question.jsonl", "scores.json"}  # no junit.xml, no judge cache
+                          "per_question.jsonl", "scores.json", "score.complete"}  # no junit.xml, no judge cache
     index = json.loads(files[INDEX])
     assert index["run_id"] == "main" and index["format"] == 1
     assert files["per_question.jsonl"] == (scored_run / "per_question.jsonl").read_bytes()

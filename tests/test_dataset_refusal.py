@@ -64,7 +64,7 @@ def test_score_refuses_a_dataset_broken_after_the_run_and_writes_nothing(tmp_pat
     ds = write_dataset(tmp_path / "ds")
     run = start_run(ds, "reference", out=tmp_path / "runs", run_id="r").run_dir
     before = _files(run)
-    assert set(before) == {"manifest.json", "answers.jsonl"}
+    assert set(before) == {"manifest.json", "answers.jsonl", ".citeval.lock"}  # the lock file: empty when free
     problem = _break_registry(ds)
     for judge in ("none", "offline"):
         result = runner.invoke(app, ["score", str(run), "--judge", judge])

@@ -24,6 +24,7 @@ from evals.store.jsonl import (
     validation_errors,
     write_json_atomic,
 )
+from evals.store.lock import folder_lock
 from evals.store.runfolder import (
     AGREEMENT,
     JUDGMENTS,
@@ -278,6 +279,21 @@ def agree(
         raise UsageError(f"--resamples must be at least 1, not {n_resamples}")
     if not 0 < confidence < 1:
         raise UsageError(f"confidence must lie strictly between 0 and 1, not {confidence}")
+    if Path(target).is_dir():  # a run folder: one writer at a time (evals.store.lock)
+        with folder_lock(target, "citeval agree"):
+            return _agree(target, out, adjudicate_file, n_resamples, seed, confidence, at)
+    return _agree(target, out, adjudicate_file, n_resamples, seed, confidence, at)
+
+
+def _agree(
+    target: Path | str,
+    out: Path | str | None,
+    adjudicate_file: Path | str | None,
+    n_resamples: int,
+    seed: int,
+    confidence: float,
+    at: datetime | None,
+) -> AgreeResult:
     judgments_path, run_dir = locate(target)
     adjudication = adjudicate(target, adjudicate_file, at=at) if adjudicate_file is not None else None
     judgments = read_judgments(judgments_path)

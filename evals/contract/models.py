@@ -251,13 +251,15 @@ class ErrorInfo(Record):
 
 
 class Usage(Record):
-    latency_ms: float | None = None
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cost_usd: float | None = None
+    """What one answer cost; no count or cost below zero (a negative cost would be summed into a run's)."""
+
+    latency_ms: float | None = Field(default=None, ge=0)
+    input_tokens: int | None = Field(default=None, ge=0)
+    output_tokens: int | None = Field(default=None, ge=0)
+    cost_usd: float | None = Field(default=None, ge=0)
     # Anthropic prompt caching: billed apart from input_tokens (cache writes and reads)
-    cache_creation_input_tokens: int | None = None
-    cache_read_input_tokens: int | None = None
+    cache_creation_input_tokens: int | None = Field(default=None, ge=0)
+    cache_read_input_tokens: int | None = Field(default=None, ge=0)
 
 
 class Answer(Record):

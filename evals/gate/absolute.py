@@ -49,7 +49,7 @@ def _count_rule(rule: Rule, scores: Scores) -> RuleOutcome:
         counts = scores.findings
     else:
         if rule.scope not in scores.by_tier:
-            return RuleOutcome(rule, "skip", message=f"no {rule.scope} question in this run")
+            return RuleOutcome(rule, "skip", message=f"no {rule.scope} question in this run", no_question=True)
         counts = scores.findings_by_tier.get(rule.scope) or {}
     count = float(counts.get(code, 0))
     broken = _check(rule, count)
@@ -60,7 +60,7 @@ def _count_rule(rule: Rule, scores: Scores) -> RuleOutcome:
 def _metric_rule(rule: Rule, scores: Scores) -> RuleOutcome:
     entry, absent = _metric_entry(scores, rule.scope, rule.key)
     if entry is None:
-        return RuleOutcome(rule, "skip", message=absent or "")
+        return RuleOutcome(rule, "skip", message=absent or "", no_question=True)
     value, n = entry.value, entry.n
     ci_t = (float(entry.ci[0]), float(entry.ci[1])) if entry.ci is not None else None
     base = RuleOutcome(rule, "pass", observed=None if value is None else float(value), ci=ci_t, n=n)

@@ -321,6 +321,11 @@ def _satisfiable(source: _Source, section: _Section, key: str, rule: spec.RuleSp
     if key.startswith(FINDINGS_PREFIX):
         if rule.max is not None and rule.max < 0:
             raise source.error(section.path, key, f"max {_num(rule.max)} can never be met: a count is ≥ 0", where)
+        for name, bound in (("min", rule.min), ("max", rule.max)):
+            if bound is not None and bound != int(bound):
+                raise source.error(section.path, key, f"{name} {_num(bound)} is no count: a findings rule counts "
+                                   f"findings, so its bound is a whole number (write {int(bound)} or "
+                                   f"{int(bound) + 1})", where)
         return
     if rule.min is not None and rule.min > 1:
         raise source.error(section.path, key, f"min {_num(rule.min)} can never be met: {key} lies in 0..1 "

@@ -27,6 +27,7 @@ class RuleOutcome:
     n: int | None = None
     checked: float | None = None  # the number compared with the threshold
     message: str = ""
+    no_question: bool = False  # skipped: the run has no question of the rule's tier
 
     def observed_text(self) -> str:
         if self.observed is None:
@@ -182,8 +183,16 @@ class GateResult:
         return [o for o in self.all_outcomes if o.status == "skip"]
 
     @property
+    def no_value(self) -> bool:
+        """Every rule targets a tier the run has no question of: the gate checked nothing, which
+        is no pass (a rule skipped for another reason — allow_null, a baseline too small — is
+        reported as skipped, as before)."""
+        return (bool(self.outcomes) and all(o.no_question for o in self.outcomes) and self.probe is None
+                and all(o.status == "skip" for o in self.baseline_outcomes))
+
+    @property
     def passed(self) -> bool:
-        return not self.failed and not self.probe_failed
+        return not self.failed and not self.probe_failed and not self.no_value
 
     @property
     def exit_code(self) -> int:
@@ -193,6 +202,9 @@ class GateResult:
         return next((o for o in self.outcomes if o.rule.scope == scope and o.rule.key == key), None)
 
     def summary_line(self) -> str:
+        if self.no_value:
+            return (f"gate has no value: all {len(self.all_outcomes)} rule(s) skipped, nothing was checked "
+                    f"({self.gates_path})")
         verdict = "passed" if self.passed else "FAILED"
         skipped = f", {len(self.skipped)} skipped" if self.skipped else ""
         total = len(self.all_outcomes) + (len(self.probe.checked) if self.probe is not None else 0)
@@ -206,6 +218,7 @@ class GateResult:
             "run_id": self.run_id,
             "gates": str(self.gates_path),
             "passed": self.passed,
+            "no_value": self.no_value,
             "exit_code": self.exit_code,
             "rules": len(self.all_outcomes),
             "failed": len(self.failed),

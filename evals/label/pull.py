@@ -484,6 +484,6 @@ def pull(
         count_predictions=count_predictions,
     )
     refuse_second_names(run_dir / JUDGMENTS, report.judgments)
+    rater_map.save(run_dir)  # first: names recorded without their labels are harmless, labels without names are not
     report.added = append_new(run_dir / JUDGMENTS, report.judgments)
-    rater_map.save(run_dir)
     return report

@@ -13,6 +13,8 @@ from evals.label.export import parse_rater_flags
 from evals.label.pull import PullReport, pull
 from evals.label.push import DEFAULT_BATCH, PushResult, push, write_tasks_file
 from evals.label.quotes import QuotePullReport, pull_quotes, push_quotes, write_quote_tasks_file
+from evals.store.lock import folder_lock
+from evals.store.runfolder import load_manifest
 
 ROUND_KINDS: tuple[str, ...] = ("run", "quotes")  # a run's answers; a quotes file's citations
 
@@ -51,17 +53,20 @@ def push_round(
     """Push a run folder's answers (kind run) or a quotes file's citations (kind quotes) to the
     project titled `project`, or write them to `to_file` as Label Studio import JSON."""
     quotes = _is_quotes(kind)
-    if to_file is not None:
-        if quotes:
-            count = write_quote_tasks_file(target, to_file, lang=lang, matcher=matcher)
-        else:
-            count = write_tasks_file(target, to_file, predictions=predictions, lang=lang)
-        return TasksFileResult(Path(to_file), count)
-    if not project:
-        raise UsageError("give --project TITLE (or --to-file tasks.json)")
     if quotes:
+        if to_file is not None:
+            return TasksFileResult(Path(to_file), write_quote_tasks_file(target, to_file, lang=lang, matcher=matcher))
+        if not project:
+            raise UsageError("give --project TITLE (or --to-file tasks.json)")
         return push_quotes(target, project, lang=lang, matcher=matcher, batch_size=batch_size)
-    return push(target, project, predictions=predictions, lang=lang, batch_size=batch_size)
+    if to_file is None and not project:
+        raise UsageError("give --project TITLE (or --to-file tasks.json)")
+    load_manifest(target)  # a folder without a manifest is no run folder: said so before any lock
+    with folder_lock(target, "citeval label push"):  # a second push of the run waits or refuses
+        if to_file is not None:
+            return TasksFileResult(Path(to_file), write_tasks_file(target, to_file, predictions=predictions, lang=lang))
+        assert project is not None
+        return push(target, project, predictions=predictions, lang=lang, batch_size=batch_size)
 
 
 def pull_round(
@@ -88,7 +93,9 @@ def pull_round(
         if out is None:
             raise UsageError("give --out QUOTES.jsonl: the quotes file with the raters' gold")
         return pull_quotes(target, out, project, from_file=from_file, raters=emails, gold_rater=gold_rater)
-    return pull(
-        target, project, from_file=from_file, rater_flags=rater_flags, anonymous_raters=anonymous_raters,
-        count_predictions=count_predictions,
-    )
+    load_manifest(target)  # a folder without a manifest is no run folder: said so before any lock
+    with folder_lock(target, "citeval label pull"):  # never beside a score that replaces judgments.jsonl
+        return pull(
+            target, project, from_file=from_file, rater_flags=rater_flags, anonymous_raters=anonymous_raters,
+            count_predictions=count_predictions,
+        )

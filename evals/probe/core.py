@@ -59,6 +59,7 @@ from evals.score.metrics import SEED, mean_metric
 from evals.score.scoring import score_run
 from evals.store.atomic import remove_staging_leftovers, staging_folder
 from evals.store.jsonl import iter_json_lines, read_document, write_json_atomic, write_jsonl_atomic
+from evals.store.lock import folder_lock
 from evals.store.runfolder import PROBE_CASES, PROBE_DATASET, PROBE_JSON, PROBE_REQUEST, load_manifest
 
 
@@ -257,6 +258,12 @@ def judge_probe(
     or after `resume_probe` finished an interrupted one); never asks the backend."""
     run_dir = Path(run_dir)
     probe_gates = probe_gates or load_probe_gates(gates)
+    load_manifest(run_dir)  # a folder without a manifest is no run folder: said so before any lock
+    with folder_lock(run_dir, "citeval probe"):  # one writer of the run folder (evals.store.lock)
+        return _judge_locked(run_dir, judge, seed, probe_gates)
+
+
+def _judge_locked(run_dir: Path, judge: str | None, seed: int, probe_gates: ProbeGates) -> ProbeResult:
     request = probe_request(run_dir)
     questions_path = run_dir / PROBE_DATASET / "questions.jsonl"
     if not questions_path.is_file():
@@ -292,7 +299,10 @@ def resume_probe(
     """Ask the questions an interrupted probe run has no answer for, then judge it (prices /
     refusal_patterns, when given, must be the run's own: see resume_run)."""
     probe_gates = load_probe_gates(gates)
-    resume_run(
-        run_dir, backend_spec=backend_spec, on_progress=on_progress, prices=prices, refusal_patterns=refusal_patterns
-    )
-    return judge_probe(run_dir, judge=judge, seed=seed, probe_gates=probe_gates)
+    load_manifest(run_dir)  # a folder without a manifest is no run folder: said so before any lock
+    with folder_lock(run_dir, "citeval probe --resume"):
+        resume_run(
+            run_dir, backend_spec=backend_spec, on_progress=on_progress, prices=prices,
+            refusal_patterns=refusal_patterns,
+        )
+        return judge_probe(run_dir, judge=judge, seed=seed, probe_gates=probe_gates)

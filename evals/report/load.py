@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from evals.store.runfolder import DatasetCache, RunFolder
+from evals.store.runfolder import DatasetCache, RunFolder, generation, require_same_generation
 
 _DATASETS = DatasetCache()
 
@@ -15,8 +15,16 @@ _DATASETS = DatasetCache()
 def load_run(run_dir: Path | str) -> RunFolder:
     """A scored run folder (manifest.json, scores.json, per_question.jsonl; agreement.json if any)."""
     run = RunFolder(run_dir, cache=_DATASETS).require_dir()
+    run.seen_generation = generation(run.path)
     run.manifest, run.scores, run.per_question, run.agreement  # noqa: B018 - read now: fail before drawing
+    require_same_generation(run.path, run.seen_generation)  # one scoring's files, not two (a `score` ran meanwhile)
     return run
+
+
+def require_unchanged(runs: list[RunFolder]) -> None:
+    """Before a report is written: no run was scored again while its sections were drawn."""
+    for run in runs:
+        require_same_generation(run.path, run.seen_generation)
 
 
 def clear_caches() -> None:

@@ -40,7 +40,7 @@ from evals.gate.core import GateConfig, GateResult, evaluate, load_gates
 from evals.report import plots
 from evals.report.anchors import LANG_TAG, Anchors, SectionNav, content_lang, section_nav
 from evals.report.compare import Comparison, compare_runs
-from evals.report.load import load_run, now_utc
+from evals.report.load import load_run, now_utc, require_unchanged
 from evals.report.quotes import QuoteSection, find_quote_labs, is_quote_lab, quote_sections
 from evals.report.stats import ALPHA, PASS_DEFINITION, question_passed
 from evals.report.views import TIER_ORDER, QuestionView, drilldown, safe_url
@@ -378,6 +378,7 @@ def _render(
         notes=notes,
         quote_sections=quote_sections or [],
     )
+    require_unchanged(runs)  # the findings drawn lazily are the scores' generation too
     _write_atomic(out, html)
     return ReportResult(path=out, runs=runs, gates=gate_results, comparisons=comparisons, notes=notes,
                         quote_sections=len(quote_sections or []))

@@ -10,11 +10,15 @@ last line and asks only the questions that have no answer yet.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import math
 import os
 import platform
 import re
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -32,7 +36,8 @@ from evals.run.settings import PRICES_ENV, REFUSAL_PATTERNS_ENV
 from evals.store.answers import repair_answers
 from evals.store.atomic import LineAppender, crash_point, make_folder_with
 from evals.store.jsonl import dump_line, existing_questions_file, load_questions, write_json_atomic
-from evals.store.reading import file_sha256
+from evals.store.lock import folder_lock
+from evals.store.reading import JsonLimits, file_sha256, parse_json
 from evals.store.runfolder import ANSWERS, MANIFEST, load_manifest
 from evals.store.secrets import is_scrubbed, scrub, scrub_spec
 
@@ -54,6 +59,28 @@ def _from_environment(name: str) -> str | None:
     return _setting_file(os.environ.get(name))
 
 
+MAX_CONCURRENCY = 1024
+MAX_TIMEOUT_S = 24 * 3600.0
+MAX_RETRIES = 20  # past this a retry loop is a hang (each retry waits up to the timeout)
+
+
+def check_run_numbers(concurrency: Any, timeout: Any, retries: Any, limit: Any = None) -> None:
+    """The run's numbers, finite and bounded (a UsageError naming the option otherwise): --timeout nan
+    or --retries 100000 would run forever."""
+    def whole(value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool)
+
+    if not whole(concurrency) or not 1 <= concurrency <= MAX_CONCURRENCY:
+        raise UsageError(f"--concurrency must be a whole number from 1 to {MAX_CONCURRENCY} (got {concurrency!r})")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) \
+            or not 0.1 <= timeout <= MAX_TIMEOUT_S:
+        raise UsageError(f"--timeout must be a number of seconds from 0.1 to {MAX_TIMEOUT_S:g} (got {timeout!r})")
+    if not whole(retries) or not 0 <= retries <= MAX_RETRIES:
+        raise UsageError(f"--retries must be a whole number from 0 to {MAX_RETRIES} (got {retries!r})")
+    if limit is not None and (not whole(limit) or limit < 1):
+        raise UsageError(f"--limit must be a whole number from 1 (got {limit!r})")
+
+
 @dataclass
 class RunOptions:
     concurrency: int = 8
@@ -73,6 +100,7 @@ class RunOptions:
     def __post_init__(self) -> None:
         self.prices = _setting_file(self.prices)
         self.refusal_patterns = _setting_file(self.refusal_patterns)
+        check_run_numbers(self.concurrency, self.timeout, self.retries, self.limit)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -153,14 +181,27 @@ def _answer_line(answer: Answer, secrets: list[str]) -> tuple[Answer, str]:
     try:
         line = scrub(dump_line(answer), secrets, min_length=MIN_SECRET_LENGTH)
         line.encode("utf-8")
-        return answer, line
     except (ValueError, UnicodeError) as exc:  # PydanticSerializationError is a ValueError
         reason = str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
-        failed = error_answer(
-            answer.question_id.encode("utf-8", "backslashreplace").decode("utf-8"), "unencodable_answer",
-            f"the backend's answer holds text that is not valid Unicode and cannot be saved ({reason[:200]})",
-        )
-        return failed, scrub(dump_line(failed), secrets, min_length=MIN_SECRET_LENGTH)
+        return _unstorable(answer, "unencodable_answer", "holds text that is not valid Unicode", reason, secrets)
+    try:
+        # what every reader will demand of the line (evals.store.reading): refused here, the run stays scorable
+        parse_json(line, ANSWERS)
+        if len(line.encode("utf-8")) > JsonLimits.from_env().max_line_bytes:
+            raise DataError(ANSWERS, None, f"a line longer than {JsonLimits.from_env().max_line_bytes} bytes")
+    except DataError as exc:
+        return _unstorable(answer, "unreadable_answer", "is beyond the limits citeval reads answers within",
+                           exc.message, secrets)
+    return answer, line
+
+
+def _unstorable(answer: Answer, kind: str, what: str, reason: str, secrets: list[str]) -> tuple[Answer, str]:
+    """An error answer in place of one that cannot be saved as it came."""
+    failed = error_answer(
+        answer.question_id.encode("utf-8", "backslashreplace").decode("utf-8"), kind,
+        f"the backend's answer {what} and cannot be saved ({reason[:200]})",
+    )
+    return failed, scrub(dump_line(failed), secrets, min_length=MIN_SECRET_LENGTH)
 
 
 async def _answer_one(backend: BaseBackend, question: Question, asked_at: datetime, deadline: float) -> Answer:
@@ -191,7 +232,8 @@ async def _run_questions(
 ) -> None:
     semaphore = asyncio.Semaphore(max(1, options.concurrency))
     # the whole call, retries included, must end within this; backends time single requests themselves
-    deadline = options.timeout * (options.retries + 1) + 5
+    # (the http backend waits between attempts at most one timeout: see evals.run.backends.http)
+    deadline = options.timeout * (2 * options.retries + 1) + 5
     secrets = backend.secrets()
     pending: asyncio.Queue[Answer | None] = asyncio.Queue()
 
@@ -217,6 +259,8 @@ async def _run_questions(
 
     async def one(question: Question) -> None:
         async with semaphore:
+            if writing.done():  # the answers file refused a write (a full disk): ask nothing more
+                return
             answer = await _answer_one(backend, question, question.asked_at or default_asked_at, deadline)
         pending.put_nowait(answer)
 
@@ -230,6 +274,24 @@ async def _run_questions(
             await backend.aclose()
 
 
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a CI job cancelled, `kill`) ends a run as Ctrl-C does: the answers so far kept, the
+    manifest saying "interrupted" rather than "running" (main thread only: where signals arrive)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _execute(
     run_dir: Path,
     manifest: RunManifest,
@@ -237,9 +299,12 @@ def _execute(
     questions: list[Question],
     options: RunOptions,
     on_progress: ProgressCallback | None,
+    retry_errors: bool = False,
 ) -> RunResult:
     answers_path = run_dir / ANSWERS
     done = repair_answers(answers_path)
+    if retry_errors:  # asked again: the new answer's line comes later, and a later line wins
+        done = {qid: answer for qid, answer in done.items() if answer.status != "error"}
     todo = [q for q in questions if q.question_id not in done]
     progress = RunProgress(total=len(questions), done=len(questions) - len(todo), skipped=len(questions) - len(todo))
     earlier = [done[q.question_id].status for q in questions if q.question_id in done]
@@ -250,7 +315,9 @@ def _execute(
     manifest.options.status = "running"
     write_json_atomic(run_dir / MANIFEST, manifest)
     try:
-        asyncio.run(_run_questions(backend, todo, manifest.started_at, answers_path, options, progress, on_progress))
+        with _terminate_as_interrupt():
+            asyncio.run(_run_questions(backend, todo, manifest.started_at, answers_path, options, progress,
+                                       on_progress))
     except (KeyboardInterrupt, asyncio.CancelledError):
         manifest.options.status = "interrupted"
         write_json_atomic(run_dir / MANIFEST, manifest)
@@ -327,7 +394,8 @@ def start_run(
         run_dir, {MANIFEST: (manifest.model_dump_json(indent=2, exclude_none=True) + "\n").encode("utf-8")},
         point="run:folder-staged", move_in={keep_dataset_as: dataset} if keep_dataset_as is not None else None,
     )
-    return _execute(run_dir, manifest, backend, questions, options, on_progress)
+    with folder_lock(run_dir, "citeval run"):
+        return _execute(run_dir, manifest, backend, questions, options, on_progress)
 
 
 def _same_settings(saved: RunSettings, prices: Path | str | None, refusal_patterns: Path | str | None) -> None:
@@ -352,11 +420,28 @@ def resume_run(
     on_progress: ProgressCallback | None = None,
     prices: Path | str | None = None,
     refusal_patterns: Path | str | None = None,
+    retry_errors: bool = False,
 ) -> RunResult:
-    """Continue a run: same dataset, backend and settings, only the questions without an answer.
-    prices / refusal_patterns, when given, must be the files the run was made with."""
+    """Continue a run: same dataset, backend and settings, only the questions without an answer
+    (retry_errors: and those whose answer is an error, e.g. after an outage). prices /
+    refusal_patterns, when given, must be the files the run was made with. The run folder's lock
+    is held throughout: a second resume waits or refuses (evals.store.lock)."""
     run_dir = Path(run_dir)
-    manifest = load_manifest(run_dir)
+    load_manifest(run_dir)  # a folder without a manifest is no run folder: said so before any lock
+    with folder_lock(run_dir, "citeval run --resume"):
+        return _resume_locked(run_dir, backend_spec, options, on_progress, prices, refusal_patterns, retry_errors)
+
+
+def _resume_locked(
+    run_dir: Path,
+    backend_spec: BackendSpec | None,
+    options: RunOptions | None,
+    on_progress: ProgressCallback | None,
+    prices: Path | str | None,
+    refusal_patterns: Path | str | None,
+    retry_errors: bool = False,
+) -> RunResult:
+    manifest = load_manifest(run_dir)  # read again under the lock: the last writer's
     dataset = Path(manifest.dataset.path)
     current = dataset_ref(dataset)
     if current.questions_sha256 != manifest.dataset.questions_sha256:
@@ -373,4 +458,4 @@ def resume_run(
     if backend_spec is None and is_scrubbed(manifest.backend):
         raise UsageError("the saved backend spec had secrets removed; pass --backend again with --resume")
     questions, backend = _prepare(dataset, manifest.backend if backend_spec is None else backend_spec, options)
-    return _execute(run_dir, manifest, backend, questions, options, on_progress)
+    return _execute(run_dir, manifest, backend, questions, options, on_progress, retry_errors)

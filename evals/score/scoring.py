@@ -27,7 +27,7 @@ from array import array
 from collections import deque
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import ExitStack, closing, contextmanager
+from contextlib import ExitStack, closing, contextmanager, suppress
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from functools import cached_property, partial
@@ -78,8 +78,15 @@ from evals.score.shard import (
 from evals.stats.bootstrap import SEED
 from evals.store.answerindex import AnswerIndex, read_lines
 from evals.store.answers import answer_from_line
-from evals.store.atomic import crash_point, open_staged_text, remove_staging_leftovers, staging_folder
+from evals.store.atomic import (
+    crash_point,
+    open_staged_text,
+    remove_staging_leftovers,
+    staging_folder,
+    system_errors,
+)
 from evals.store.jsonl import dump_line, iter_question_objects, validation_errors, write_json_atomic
+from evals.store.lock import folder_lock
 from evals.store.runfolder import (
     ANSWERS,
     FINDINGS,
@@ -91,6 +98,7 @@ from evals.store.runfolder import (
     RunFolder,
     ScoreSet,
     iter_judgments,
+    require_not_running,
 )
 
 if TYPE_CHECKING:  # pyarrow is imported only when per_question.parquet is asked for
@@ -204,7 +212,29 @@ def score_run(
     """
     run_dir = Path(run_dir)
     _check_sizes(workers, shard_size)
+    RunFolder(run_dir).manifest  # noqa: B018 - a folder without a manifest is no run folder: said so first
+    with folder_lock(run_dir, "citeval score"), system_errors(run_dir):  # one writer (evals.store.lock)
+        return _score_locked(run_dir, judge, llm, ragas, faithfulness, seed, workers, parquet, shard_size, gates,
+                             config)
+
+
+def _score_locked(
+    run_dir: Path,
+    judge: SupportJudge | str | None,
+    llm: LlmConfig | None,
+    ragas: bool,
+    faithfulness: Callable[[list[FaithfulnessSample]], list[FaithfulnessResult]] | None,
+    seed: int,
+    workers: int | None,
+    parquet: bool,
+    shard_size: int,
+    gates: Path | str | None,
+    config: SettingsFile | None,
+) -> ScoreResult:
+    """score_run with the run folder's lock held: what it reads at its start (the labels, the
+    answers) is what it replaces and hashes at its end."""
     run = RunFolder(run_dir)
+    require_not_running(run_dir, run.manifest)  # a run still answering, or one that died doing it
     require_valid(run.require_dataset())  # the dataset may have changed since the run; nothing written if broken
     judge, judge_spec = _judge_of(judge, llm, run_dir)
     faithfulness = _faithfulness_of(ragas, faithfulness, llm)
@@ -217,7 +247,7 @@ def score_run(
     workers = min(workers or available_cores(), max(shards, 1))
     source = f"auto:{judge.name}" if judge is not None else None
 
-    with _Staging(run_dir, answers_path) as staging, ExitStack() as stack:
+    with _Staging(run_dir, answers_path, index.end) as staging, ExitStack() as stack:
         labels = _Labels(run.file(JUDGMENTS), source, staging.stream(JUDGMENTS) if judge is not None else None)
         settings.raters = bool(labels.by_question)
         context = _context() if workers > 1 else None
@@ -677,9 +707,10 @@ class _Staging:
     (most of its time) leaves the previous set complete; a kill during the swap leaves "writing",
     which gate, report and agree refuse. Staging folders of killed scorings are removed on entry."""
 
-    def __init__(self, run_dir: Path, answers: Path) -> None:
+    def __init__(self, run_dir: Path, answers: Path, answers_bytes: int) -> None:
         self.run_dir = run_dir
         self.answers = answers
+        self.answers_bytes = answers_bytes  # the answers scored: what the marker hashes
         self.handles: dict[str, IO[str]] = {}
         self.names: list[str] = []
 
@@ -710,7 +741,7 @@ class _Staging:
 
     def commit(self, remove: tuple[str, ...] = ()) -> None:
         self.close_files()
-        score_set = ScoreSet(self.run_dir, self.answers)
+        score_set = ScoreSet(self.run_dir, self.answers, self.answers_bytes)
         score_set.begin()
         for name in remove:
             (self.run_dir / name).unlink(missing_ok=True)  # a stale copy must not outlive its sibling
@@ -720,6 +751,9 @@ class _Staging:
         score_set.finish()
 
     def __exit__(self, *exc: object) -> None:
-        for handle in self.handles.values():
-            handle.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        try:
+            for handle in self.handles.values():
+                with suppress(OSError):  # a full disk fails the flush of a close: the folder still goes
+                    handle.close()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)

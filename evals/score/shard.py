@@ -20,6 +20,7 @@ workers and any shard size.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -30,7 +31,7 @@ from pydantic import ValidationError
 
 from evals.contract.models import Answer, Judgment, Question
 from evals.data.registry import Registry
-from evals.errors import CitevalError, DataError
+from evals.errors import CitevalError, DataError, StoreError
 from evals.score.checks import check_answer
 from evals.score.columns import RunColumns
 from evals.score.context_support import add_context_support
@@ -205,11 +206,10 @@ def score_pairs(
     fresh: list[Judgment] = []
     labels = list(labels)
     source = f"auto:{judge.name}" if judge is not None else None
+    before = _usage_snapshot(judge)  # every request of this shard counts: the joint units and context support
     if judge is not None:
-        before = _usage_snapshot(judge)
         # pairs, claims' unions and the leave-one-out sets they call for (DESIGN 6 "Details")
         units, verdicts = judge_joint(judge, checks, prior=pick_labels(labels, None))
-        result.usage = _usage_delta(before, _usage_snapshot(judge))
         fresh = support_judgments(settings.run_id, judge.name, units, verdicts, at=settings.judged_at)
         result.units, result.failed = len(units), sum(v.error is not None for v in verdicts)
         result.judgments = "".join(dump_line(j) for j in fresh)
@@ -225,6 +225,8 @@ def score_pairs(
     scored = [score_answer(c, chosen, registry, faith.get(c.question.question_id), judged=judge is not None)
               for c in checks]
     add_context_support(scored, checks, registry, judge)  # claims vs all retrieved evidence (issue 19)
+    if judge is not None:
+        result.usage = _usage_delta(before, _usage_snapshot(judge))
     rows = [s.to_json() for s in scored]
     result.columns = RunColumns.of(scored)
     result.per_question = "".join(dump_line(row) for row in rows)
@@ -306,6 +308,8 @@ class ShardFailure:
     def error(self) -> CitevalError:
         if self.kind == "DataError":
             return DataError(self.path, self.line, self.message, self.field)
+        if self.kind == "StoreError":
+            return StoreError(self.path, self.message, self.line or 2)
         from evals import errors
 
         cls = getattr(errors, self.kind, CitevalError)
@@ -322,6 +326,25 @@ class _Worker:
 _WORKER: _Worker | None = None
 
 
+def _die_with_parent() -> None:
+    """A worker ends when the scoring that started it is killed (Linux: PR_SET_PDEATHSIG), so no
+    orphan keeps scoring — or keeps the run folder's lock, which it shares — after a kill -9."""
+    import multiprocessing
+    import signal
+    import sys
+
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # 1: PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            return
+    parent = multiprocessing.parent_process()
+    if parent is not None and not parent.is_alive():  # the parent died before the line above
+        os._exit(1)
+
+
 def init_worker(settings: ShardSettings) -> None:
     """Worker start: keep the settings, load the registry and build the judge, once per worker
     (fresh, not from a cache a forked parent may hold)."""
@@ -329,6 +352,7 @@ def init_worker(settings: ShardSettings) -> None:
 
     global _WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _die_with_parent()
     judge = settings.judge
     if isinstance(judge, str):
         judge = make_judge(judge, llm=settings.llm, cache_path=settings.cache_path)
@@ -356,6 +380,8 @@ def run_task(
         return _run(task, settings, registry, judge)
     except DataError as exc:
         return ShardFailure("DataError", exc.message, exc.path, exc.line, exc.field)
+    except StoreError as exc:  # its exit code rides in `line`
+        return ShardFailure("StoreError", exc.message, exc.path, exc.exit_code)
     except CitevalError as exc:
         return ShardFailure(type(exc).__name__, str(exc))
 

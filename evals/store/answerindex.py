@@ -36,7 +36,9 @@ class AnswerIndex:
         offsets: array[int] = array("q")
         lengths: array[int] = array("i")  # a line is at most the reading layer's limit
         linenos: array[int] = array("i")
+        self.end = 0  # bytes up to the end of the last answer line read: what a score marker hashes
         for lineno, offset, line in iter_answer_lines(self.path):  # blank lines and a torn last one left out
+            self.end = offset + len(line)
             hashes.append(self._key(question_id_of_line(self.path, lineno, line)))
             offsets.append(offset)
             lengths.append(len(line))

@@ -42,6 +42,7 @@ __all__ = [
     "answer_errors",
     "answer_from_line",
     "answer_problems_text",
+    "answers_after",
     "answers_sha256",
     "iter_answer_lines",
     "iter_answers",
@@ -202,21 +203,47 @@ def repair_answers(path: Path | str) -> dict[str, Answer]:
     return read_answers(path)
 
 
-def answers_sha256(path: Path | str) -> str | None:
+def answers_sha256(path: Path | str, upto: int | None = None) -> str | None:
     """The hash of the answers a reader sees: a torn last line is not part of them, so a kill
-    during a later `run --resume` does not look like changed answers. None without the file."""
+    during a later `run --resume` does not look like changed answers. None without the file.
+    upto: the hash of the first `upto` bytes only (the answers one scoring read; None when the
+    file is shorter now)."""
     path = Path(path)
     if not path.exists():
         return None
-    start, tail = unended_last_line(path)
-    end = start if tail and torn_line(tail, path) else start + len(tail)
+    if upto is None:
+        start, tail = unended_last_line(path)
+        end = start if tail and torn_line(tail, path) else start + len(tail)
+    else:
+        end = upto
     digest = hashlib.sha256()
     with open_binary(path) as handle:  # streamed: a year of answers is more than a gigabyte
         left = end
         while left > 0:
             block = handle.read(min(left, 1 << 20))
             if not block:
-                break
+                return None if upto is not None else digest.hexdigest()
             digest.update(block)
             left -= len(block)
     return digest.hexdigest()
+
+
+def answers_after(path: Path | str, offset: int) -> bool:
+    """Whether answers.jsonl holds an answer line past `offset` (what a scoring read): anything
+    but blank lines and a torn last line there counts."""
+    path = Path(path)
+    if not path.exists():
+        return False
+    start, tail = unended_last_line(path)
+    end = start if tail and torn_line(tail, path) else start + len(tail)
+    with open_binary(path) as handle:
+        handle.seek(offset)
+        left = end - offset
+        while left > 0:
+            block = handle.read(min(left, 1 << 16))
+            if not block:
+                return False
+            if block.strip():
+                return True
+            left -= len(block)
+    return False

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import json
 import os
 import re
 import shutil
+import stat
 import sys
 import tempfile
 import threading
@@ -34,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from evals.errors import UsageError
+from evals.errors import StoreError, UsageError
 from evals.store.reading import unended_last_line
 
 CRASH_ENV = "CITEVAL_TEST_CRASH_AT"
@@ -74,6 +76,89 @@ def crash_point(name: str) -> None:
 
 
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+# --- when the system says no ----------------------------------------------------------
+
+_WHAT_TO_DO = {
+    errno.ENOSPC: "no space (or no free inode) left on its file system: free some there (df -h; df -i) and run again",
+    errno.EDQUOT: "disk quota exceeded: free some of your quota there and run again",
+    errno.EFBIG: "file larger than this file system or the process's file-size limit allows (ulimit -f)",
+    errno.EROFS: "read-only file system: write somewhere writable, or make it writable, and run again",
+    errno.EACCES: "permission denied: make it writable for this user, or write somewhere else",
+    errno.EPERM: "operation not permitted: make it writable for this user, or write somewhere else",
+    errno.ENAMETOOLONG: "file name too long for its file system: choose a shorter name (--run-id, --out)",
+    errno.ELOOP: "is a symbolic link: citeval neither writes nor packs through links; remove the link",
+    errno.EMLINK: "too many links in its folder: free some entries there",
+    errno.ENOTDIR: "a part of the path is not a folder",
+    errno.ENOENT: "its folder does not exist (create it first)",
+    errno.EISDIR: "is a folder, not a file",
+    errno.EIO: "input/output error on its device: check the disk",
+}
+
+
+_NOT_REGULAR = "is not a regular file (a folder, FIFO or device): citeval writes and packs only regular files"
+
+
+def os_failure(path: Path | str, exc: OSError, doing: str = "write", *, exit_code: int = 2) -> StoreError:
+    """An OSError of the system (disk full, read-only, no inode, a name too long …) as a StoreError:
+    one line naming the path and what to free or change — an outcome, never a traceback."""
+    named = exc.filename if isinstance(exc.filename, (str, bytes, os.PathLike)) and exc.filename else path
+    what = _WHAT_TO_DO.get(exc.errno or 0) or (exc.strerror or str(exc) or type(exc).__name__)
+    return StoreError(os.fsdecode(named), f"cannot {doing}: {what}", exit_code=exit_code)
+
+
+@contextlib.contextmanager
+def system_errors(path: Path | str, doing: str = "write") -> Iterator[None]:
+    """Around a write: an OSError becomes a StoreError naming path (see os_failure)."""
+    try:
+        yield
+    except StoreError:
+        raise
+    except OSError as exc:
+        raise os_failure(path, exc, doing) from None
+
+
+def refuse_link(path: Path | str) -> None:
+    """The check before writing or packing path: a symbolic link there, or anything that is not a
+    regular file (a FIFO, a device, a folder), is a StoreError; nothing there is fine."""
+    path = Path(path)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise os_failure(path, exc) from None
+    if stat.S_ISLNK(info.st_mode):
+        raise StoreError(path, "is a symbolic link: citeval neither writes nor packs through links; remove the link")
+    if not stat.S_ISREG(info.st_mode):
+        raise StoreError(path, _NOT_REGULAR)
+
+
+def open_regular(path: Path | str, flags: int, mode: int = 0o644) -> int:
+    """A file descriptor on a regular file at path, never through a symbolic link (O_NOFOLLOW)
+    and never on a FIFO or device (O_NONBLOCK while opening, then checked); a StoreError otherwise."""
+    path = Path(path)
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise StoreError(path, _WHAT_TO_DO[errno.ELOOP]) from None
+        raise os_failure(path, exc) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError(path, _NOT_REGULAR)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_lock_file(path: Path | str) -> int:
+    """The lock file of a folder (evals.store.lock), opened for reading and writing, created when
+    missing, never through a link."""
+    return open_regular(path, os.O_RDWR | os.O_CREAT)
 
 
 def safe_file_name(name: str, fallback: str = "run") -> str:
@@ -123,10 +208,14 @@ def _umask() -> int:
 @contextlib.contextmanager
 def writing(path: Path | str, mode: str = "w", *, point: str | None = None) -> Iterator[IO[Any]]:
     """A handle on a temporary sibling of path; on a clean exit it is fsynced and renamed over path.
-    On an exception the temporary file is removed and path is untouched."""
+    On an exception the temporary file is removed and path is untouched; an OSError of the system
+    (disk full, read-only, a name too long) comes out as a StoreError naming path."""
     path = Path(path)
     parent = _parent_of(path)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}."[:200], suffix=".tmp", dir=parent)
+    except OSError as exc:
+        raise os_failure(path, exc) from None
     tmp = Path(tmp_name)
     try:
         # mkstemp makes the file 0600 whatever the umask; the file renamed into place gets the
@@ -142,9 +231,11 @@ def writing(path: Path | str, mode: str = "w", *, point: str | None = None) -> I
         if point:
             crash_point(point)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
+        if isinstance(exc, OSError) and not isinstance(exc, StoreError):
+            raise os_failure(path, exc) from None
         raise
     _fsync_dir(parent)
 
@@ -175,7 +266,8 @@ def write_json(path: Path | str, obj: Any, *, point: str | None = None) -> None:
 def open_staged_text(path: Path | str) -> IO[str]:
     """A UTF-8 handle ("\\n" kept) on a new file in a staging folder, for output streamed over a
     long time and swapped in later as a whole (ScoreSet) — never on the file readers use."""
-    return open(path, "w", encoding="utf-8")
+    fd = open_regular(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    return os.fdopen(fd, "w", encoding="utf-8")
 
 
 def write_crash_log(folder: Path | str, text: str) -> Path:
@@ -183,7 +275,9 @@ def write_crash_log(folder: Path | str, text: str) -> Path:
     is replaced, never refused); an OSError when the folder cannot take it, so the caller can
     say that no log was written."""
     path = Path(folder) / f"citeval-error-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}.log"
-    path.write_bytes(text.encode("utf-8", "replace"))
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "wb") as handle:  # a new file only: a link planted in /tmp is not followed
+        handle.write(text.encode("utf-8", "replace"))
     return path
 
 
@@ -191,27 +285,39 @@ def write_crash_log(folder: Path | str, text: str) -> Path:
 
 
 class LineAppender:
-    """Appends whole lines to a file (created when missing), each `write` flushed and, with fsync,
-    on disk before it returns, so a kill loses at most the lines in flight."""
+    """Appends whole lines to a file (created when missing), each `write` on disk before it
+    returns (with fsync), so a kill loses at most the lines in flight. Never through a link or
+    into a FIFO. A write the system refuses (disk full …) is cut back off, so the file holds
+    whole lines or nothing of it, and comes out as a StoreError naming the file."""
 
     def __init__(self, path: Path | str, fsync: bool = True) -> None:
         self.path = Path(path)
         self._fsync = fsync
-        self._handle = open(self.path, "a", encoding="utf-8")
+        self._fd = open_regular(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        self._synced = self._size()  # what is on disk for sure: a failed write or fsync goes back here
+
+    def _size(self) -> int:
+        return os.fstat(self._fd).st_size
 
     def write(self, text: str, *, sync: bool | None = None) -> None:
         """Append text (whole lines); sync=False leaves the fsync to a later `sync()` (the runner
         syncs off its event loop)."""
-        self._handle.write(text)
-        self._handle.flush()
+        _write_whole(self._fd, self.path, text.encode("utf-8"))
         if self._fsync if sync is None else sync:
             self.sync()
 
     def sync(self) -> None:
-        os.fsync(self._handle.fileno())
+        try:
+            os.fsync(self._fd)
+        except OSError as exc:
+            _cut_back(self._fd, self._synced)
+            raise os_failure(self.path, exc) from None
+        self._synced = self._size()
 
     def close(self) -> None:
-        self._handle.close()
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
     def __enter__(self) -> LineAppender:
         return self
@@ -220,22 +326,45 @@ class LineAppender:
         self.close()
 
 
+def _cut_back(fd: int, size: int) -> None:
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, size)
+
+
+def _write_whole(fd: int, path: Path, data: bytes) -> None:
+    """data appended on fd whole, or not at all: what a refused write left is cut off again."""
+    size = os.fstat(fd).st_size
+    try:
+        crash_point(f"append:{path.name}")
+        written = os.write(fd, data)  # one write: a regular file takes it whole
+        while written < len(data):  # this is for the odd filesystem
+            written += os.write(fd, data[written:])
+    except OSError as exc:
+        _cut_back(fd, size)
+        raise os_failure(path, exc) from None
+
+
 def append_once(path: Path | str, data: bytes, *, on_own_line: bool = False) -> None:
     """Append data (whole lines) to path in one write, fsynced: lines of concurrent writers never
     interleave. on_own_line: when the file's last line lacks its newline (a kill's torn line), a
-    newline goes first, so data does not continue that line."""
+    newline goes first, so data does not continue that line. Never through a link; whole or not
+    at all (a StoreError when the system refuses it)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    with system_errors(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+    fd = open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
     try:
         if on_own_line:
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 data = b"\n" + data
-        written = os.write(fd, data)  # one write: a regular file takes it whole
-        while written < len(data):  # this is for the odd filesystem
-            written += os.write(fd, data[written:])
-        os.fsync(fd)
+        before = os.fstat(fd).st_size
+        _write_whole(fd, path, data)
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            _cut_back(fd, before)
+            raise os_failure(path, exc) from None
     finally:
         os.close(fd)
 
@@ -243,21 +372,23 @@ def append_once(path: Path | str, data: bytes, *, on_own_line: bool = False) -> 
 def repair_last_line(path: Path | str, torn: Callable[[bytes], bool]) -> None:
     """A last line without its newline (a kill's) is cut off when `torn(line)`, else given its
     newline, so the next appended line starts a line of its own. A file that ends with a newline,
-    or does not exist, is left as it is."""
+    or does not exist, is left as it is; a link is refused (StoreError), never repaired through."""
     path = Path(path)
-    if not path.exists():
+    if not os.path.lexists(path):
         return
-    start, tail = unended_last_line(path)
-    if not tail:
-        return
-    with open(path, "rb+") as handle:
-        if torn(tail):
-            handle.truncate(start)
-        else:
-            handle.seek(0, 2)
-            handle.write(b"\n")
-        handle.flush()
-        os.fsync(handle.fileno())
+    fd = open_regular(path, os.O_RDWR)
+    try:
+        start, tail = unended_last_line(path)
+        if not tail:
+            return
+        with system_errors(path):
+            if torn(tail):
+                os.ftruncate(fd, start)
+            else:
+                os.pwrite(fd, b"\n", os.fstat(fd).st_size)
+            os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def end_with_newline(path: Path | str) -> None:
@@ -274,7 +405,8 @@ Existing = Literal["refuse", "replace", "merge"]
 def staging_folder(parent: Path, name: str) -> Path:
     """A fresh, empty sibling folder for building `name` in; its prefix marks it as a leftover."""
     stage = parent / f"{STAGING_PREFIX}{name}-{uuid.uuid4().hex[:8]}"
-    stage.mkdir()
+    with system_errors(stage, "create a folder"):
+        stage.mkdir()
     return stage
 
 
@@ -318,20 +450,20 @@ def swap_in(stage: Path | str, target: Path | str, *, existing: Existing = "repl
     if existing == "refuse" or not target.exists():
         if target.exists():
             raise UsageError(f"{target} exists already")
-        try:
+        with system_errors(target, "create it"):
             os.rename(stage, target)
-        except OSError as exc:
-            raise UsageError(f"cannot create {target}: {exc.strerror or exc}") from None
     elif existing == "merge":
-        for source in sorted(p for p in stage.rglob("*") if p.is_file()):
-            moved = target / source.relative_to(stage)
-            moved.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(str(source), moved)
+        with system_errors(target):
+            for source in sorted(p for p in stage.rglob("*") if p.is_file()):
+                moved = target / source.relative_to(stage)
+                moved.parent.mkdir(parents=True, exist_ok=True)
+                shutil.move(str(source), moved)
     elif not _exchange(stage, target):
         backup = target.with_name(target.name + ".old")
         shutil.rmtree(backup, ignore_errors=True)
-        os.replace(target, backup)
-        os.replace(stage, target)
+        with system_errors(target):
+            os.replace(target, backup)
+            os.replace(stage, target)
         shutil.rmtree(backup, ignore_errors=True)
     _fsync_dir(target.parent)
 
@@ -350,7 +482,8 @@ def staged_folder(
     folder, and any a killed earlier attempt left, is removed either way."""
     target = Path(target)
     parent = target.parent
-    parent.mkdir(parents=True, exist_ok=True)
+    with system_errors(parent, "create a folder"):
+        parent.mkdir(parents=True, exist_ok=True)
     remove_staging_leftovers(parent, target.name)
     stage = staging_folder(parent, target.name)
     try:
@@ -358,9 +491,11 @@ def staged_folder(
         if point:
             crash_point(point)
         swap_in(stage, target, existing=existing)
-    except BaseException:
+    except BaseException as exc:
         if on_failure is not None:
             on_failure()
+        if isinstance(exc, OSError) and not isinstance(exc, StoreError):
+            raise os_failure(target, exc) from None
         raise
     finally:
         shutil.rmtree(stage, ignore_errors=True)

@@ -27,8 +27,8 @@ from typing import Any
 
 from evals._version import __version__
 from evals.errors import DataError
-from evals.store.atomic import write_bytes_atomic, writing
-from evals.store.reading import open_binary, read_file_text
+from evals.store.atomic import refuse_link, system_errors, write_bytes_atomic, writing
+from evals.store.reading import decode_text, open_binary, parse_json, read_file_bytes
 from evals.store.runfolder import (
     AGREEMENT,
     ANSWERS,
@@ -36,15 +36,18 @@ from evals.store.runfolder import (
     JUDGMENTS,
     MANIFEST,
     PER_QUESTION,
+    SCORE_MARKER,
     SCORES,
+    generation,
     recorded_run_id,
     require_complete_score,
+    require_same_generation,
 )
 from evals.store.secrets import environment_secrets, scrub_counted
 
 BUNDLE_FORMAT = 1
 INDEX = "citeval-bundle.json"
-RUN_FILES = (MANIFEST, ANSWERS, FINDINGS, JUDGMENTS, PER_QUESTION, SCORES, AGREEMENT)
+RUN_FILES = (MANIFEST, ANSWERS, FINDINGS, JUDGMENTS, PER_QUESTION, SCORES, AGREEMENT, SCORE_MARKER)
 REQUIRED = (MANIFEST, PER_QUESTION, SCORES)
 MAX_FILE_BYTES = 1 << 30  # one run file; a 200-question run is a few MB
 
@@ -64,8 +67,56 @@ class BundleResult:
         return f"{self.path}: run {self.run_id}, {len(self.files)} file(s) ({', '.join(self.files)}){redacted}\n"
 
 
+def _bundled_marker(marker: bytes, answers: bytes | None, path: Path) -> bytes:
+    """The score marker as the bundle carries it: complete, its hash over the answers packed."""
+    doc = parse_json(decode_text(marker, path), path)
+    if not isinstance(doc, dict):
+        raise DataError(path, None, "unreadable marker; score the run again")
+    doc.pop("answers_bytes", None)
+    doc["answers_sha256"] = hashlib.sha256(answers).hexdigest() if answers is not None else None
+    if answers is not None:
+        doc["answers_bytes"] = len(answers)
+    return (json.dumps(doc, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def _scored_answers(data: bytes, marker: bytes | None, path: Path) -> bytes:
+    """The answers a scoring read: the first answers_bytes bytes its marker records, when they are
+    still what it hashed (answers a later `--resume` added are not packed); else all of them."""
+    doc = parse_json(decode_text(marker, path), path) if marker is not None else None
+    scored = doc.get("answers_bytes") if isinstance(doc, dict) else None
+    if not isinstance(scored, int) or isinstance(scored, bool) or not 0 <= scored <= len(data):
+        return data
+    same = hashlib.sha256(data[:scored]).hexdigest() == doc.get("answers_sha256")  # type: ignore[union-attr]
+    return data[:scored] if same else data
+
+
+def _read_run_files(run_dir: Path, marker: bytes | None, result: BundleResult) -> dict[str, bytes]:
+    """Each run file there is, scrubbed of secrets; links and special files refused (nothing is
+    packed through a link: a link to ~/.aws/credentials must not end up in an artifact)."""
+    secrets = environment_secrets()
+    payload: dict[str, bytes] = {}
+    for name in RUN_FILES:
+        path = run_dir / name
+        refuse_link(path)
+        if name == SCORE_MARKER or not path.is_file():
+            continue
+        data = read_file_bytes(path)
+        if name == ANSWERS:
+            data = _scored_answers(data, marker, run_dir / SCORE_MARKER)
+        text, n = scrub_counted(decode_text(data, path), secrets, urls=True)  # strict UTF-8 naming the line
+        payload[name] = text.encode("utf-8")
+        result.redactions += n
+        result.files.append(name)
+    if marker is not None:
+        payload[SCORE_MARKER] = _bundled_marker(marker, payload.get(ANSWERS), run_dir / SCORE_MARKER)
+        result.files.append(SCORE_MARKER)
+    return payload
+
+
 def write_bundle(run_dir: Path | str, out: Path | str) -> BundleResult:
-    """Pack a scored run folder into a .tar.gz bundle (written whole or not at all)."""
+    """Pack a scored run folder into a .tar.gz bundle (written whole or not at all). The files
+    packed are one scoring's (the marker read before and after them is the same), with the
+    marker, so `gate --baseline` can check the set."""
     run_dir, out = Path(run_dir), Path(out)
     if not run_dir.is_dir():
         raise DataError(run_dir, None, "run folder not found")
@@ -73,18 +124,11 @@ def write_bundle(run_dir: Path | str, out: Path | str) -> BundleResult:
         if not (run_dir / name).is_file():
             hint = " (score the run first: citeval score RUN)" if name != MANIFEST else ""
             raise DataError(run_dir / name, None, f"file not found{hint}")
+    before = generation(run_dir)
     require_complete_score(run_dir, answers=False)  # never a bundle of a score killed halfway (ScoreSet)
-    secrets = environment_secrets()
-    run_id = recorded_run_id(run_dir)
-    result = BundleResult(path=out, run_id=run_id)
-    payload: dict[str, bytes] = {}
-    for name in RUN_FILES:
-        path = run_dir / name
-        if path.is_file():
-            text, n = scrub_counted(read_file_text(path), secrets, urls=True)  # strict UTF-8 naming the line
-            payload[name] = text.encode("utf-8")
-            result.redactions += n
-            result.files.append(name)
+    result = BundleResult(path=out, run_id=recorded_run_id(run_dir))
+    payload = _read_run_files(run_dir, before, result)
+    require_same_generation(run_dir, before)  # not the files of two scorings
     index = {
         "format": BUNDLE_FORMAT,
         "run_id": result.run_id,
@@ -94,12 +138,13 @@ def write_bundle(run_dir: Path | str, out: Path | str) -> BundleResult:
                   for name, data in payload.items()},
     }
     payload[INDEX] = json.dumps(index, ensure_ascii=False, indent=2).encode("utf-8")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with writing(out, "wb") as handle, tarfile.open(fileobj=handle, mode="w:gz") as tar:
-        for name, data in payload.items():
-            info = tarfile.TarInfo(name)
-            info.size, info.mode, info.mtime = len(data), 0o644, int(datetime.now(timezone.utc).timestamp())
-            tar.addfile(info, io.BytesIO(data))
+    with system_errors(out):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with writing(out, "wb") as handle, tarfile.open(fileobj=handle, mode="w:gz") as tar:
+            for name, data in payload.items():
+                info = tarfile.TarInfo(name)
+                info.size, info.mode, info.mtime = len(data), 0o644, int(datetime.now(timezone.utc).timestamp())
+                tar.addfile(info, io.BytesIO(data))
     return result
 
 

@@ -28,6 +28,7 @@ import json
 import math
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -51,6 +52,7 @@ class JsonLimits:
     max_depth: int = 200  # below Python's recursion limit, far above any contract record
     max_number_digits: int = 1000  # Python itself refuses integers over 4,300 digits
     max_line_bytes: int = 64 * 1024 * 1024
+    max_file_bytes: int = 1 << 30  # a whole file read at once (a JSON document, TOML, CSV, a text)
 
     @classmethod
     def from_env(cls) -> JsonLimits:
@@ -63,6 +65,7 @@ class JsonLimits:
             max_depth=number("CITEVAL_JSON_MAX_DEPTH", base.max_depth),
             max_number_digits=number("CITEVAL_JSON_MAX_NUMBER_DIGITS", base.max_number_digits),
             max_line_bytes=number("CITEVAL_JSON_MAX_LINE_BYTES", base.max_line_bytes),
+            max_file_bytes=number("CITEVAL_MAX_FILE_BYTES", base.max_file_bytes),
         )
 
 
@@ -87,14 +90,44 @@ def _open_error_named(path: Path, exc: OSError, missing: str) -> DataError:
     return DataError(path, None, missing) if isinstance(exc, FileNotFoundError) else _open_error(path, exc)
 
 
-def read_file_bytes(path: Path | str, *, missing: str = "file not found") -> bytes:
-    """A whole file's bytes; a file that cannot be read is a DataError naming it (`missing`: the
-    message when it does not exist, e.g. "gates file not found")."""
-    path = Path(path)
+NOT_REGULAR = "is not a regular file (a FIFO, a device or a socket): give a file"
+
+
+def _open_regular(path: Path, missing: str) -> int:
+    """A read descriptor on a regular file: never blocks on a FIFO (opened O_NONBLOCK, then
+    checked), never reads a device such as /dev/zero; a DataError naming the path otherwise."""
     try:
-        return path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise _open_error_named(path, exc, missing) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise DataError(path, None, "is a folder, not a file")
+        if not stat.S_ISREG(mode):
+            raise DataError(path, None, NOT_REGULAR)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_file_bytes(path: Path | str, *, missing: str = "file not found", limits: JsonLimits | None = None) -> bytes:
+    """A whole file's bytes; a file that cannot be read is a DataError naming it (`missing`: the
+    message when it does not exist, e.g. "gates file not found"), and so is one that is not a
+    regular file or is larger than the limit (`JsonLimits.max_file_bytes`)."""
+    path = Path(path)
+    cap = _limits(limits).max_file_bytes
+    with os.fdopen(_open_regular(path, missing), "rb") as handle:
+        try:
+            data = handle.read(cap + 1)
+        except OSError as exc:
+            raise _open_error(path, exc) from None
+    if len(data) > cap:
+        raise DataError(path, None, f"larger than {cap} bytes, the most citeval reads of one file "
+                        "(CITEVAL_MAX_FILE_BYTES)")
+    return data
 
 
 def read_file_head(path: Path | str, size: int) -> bytes:
@@ -104,13 +137,13 @@ def read_file_head(path: Path | str, size: int) -> bytes:
 
 
 def open_binary(path: Path | str, *, missing: str = "file not found") -> io.BufferedReader:
-    """A binary read handle on a file, for readers that take one (pdfplumber, tarfile, seeking
-    indexes); a file that cannot be opened is a DataError naming it. Use it in a `with`."""
+    """A binary read handle on a regular file, for readers that take one (pdfplumber, tarfile,
+    seeking indexes); a file that cannot be opened, or is no regular file, is a DataError naming
+    it. Use it in a `with`."""
     path = Path(path)
-    try:
-        return open(path, "rb")
-    except OSError as exc:
-        raise _open_error_named(path, exc, missing) from None
+    handle = os.fdopen(_open_regular(path, missing), "rb")
+    assert isinstance(handle, io.BufferedReader)
+    return handle
 
 
 def file_sha256(*paths: Path | str, skip_missing: bool = False) -> str:

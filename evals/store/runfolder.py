@@ -30,6 +30,7 @@ without the marker was scored before it existed (or assembled by hand) and is re
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -46,7 +47,7 @@ from evals.contract.probe import ProbeDocument
 from evals.contract.scores import QuestionScore, Scores
 from evals.data.registry import Registry
 from evals.errors import CitevalError, DataError
-from evals.store.answers import answers_sha256, iter_answers, read_answers, repair_answers
+from evals.store.answers import answers_after, answers_sha256, iter_answers, read_answers, repair_answers
 from evals.store.atomic import crash_point, write_json
 from evals.store.jsonl import (
     M,
@@ -57,7 +58,7 @@ from evals.store.jsonl import (
     read_jsonl,
     validation_errors,
 )
-from evals.store.reading import read_json, try_read_json
+from evals.store.reading import read_file_bytes, read_json, try_read_json
 
 MANIFEST = "manifest.json"
 ANSWERS = "answers.jsonl"
@@ -74,9 +75,6 @@ PROBE_REQUEST = "probe_request.json"  # inside PROBE_DATASET
 JUDGE_CACHE = "judge_cache.jsonl"
 JUNIT = "junit.xml"
 SCORE_MARKER = "score.complete"
-PROBE_JSON = "probe.json"
-PROBE_CASES = "probe_cases.jsonl"
-PROBE_DATASET = "probe_dataset"
 
 __all__ = [
     "AGREEMENT",
@@ -106,8 +104,11 @@ __all__ = [
     "recorded",
     "recorded_run_id",
     "read_judgments",
+    "generation",
     "repair_answers",
     "require_complete_score",
+    "require_not_running",
+    "require_same_generation",
     "score_set_problem",
 ]
 
@@ -187,24 +188,32 @@ def read_judgments(path: Path | str) -> list[Judgment]:
 class ScoreSet:
     """The files one `score` writes, as one set: `begin()` before the first of them is replaced
     (the marker then says "writing"), `finish()` after the last (it then says "complete", with
-    the answers' hash). A failure or a kill in between leaves "writing", which readers refuse.
-    Also a context manager: `with ScoreSet(run_dir, answers): write …`."""
+    the hash of exactly the answers scored: the first `answers_bytes` bytes of answers.jsonl).
+    A failure or a kill in between leaves "writing", which readers refuse. Each scoring's marker
+    carries a generation id of its own, so a reader can tell that the set changed while it read
+    (`generation`, `require_same_generation`). Also a context manager."""
 
-    def __init__(self, run_dir: Path | str, answers: Path | str) -> None:
+    def __init__(self, run_dir: Path | str, answers: Path | str, answers_bytes: int | None = None) -> None:
         self.run_dir = Path(run_dir)
         self.answers = Path(answers)
+        self.answers_bytes = answers_bytes
+        self.generation = uuid.uuid4().hex
         self.begun = False
 
     def begin(self) -> None:
         if not self.begun:
             crash_point("score:marker-writing")
-            write_json(self.run_dir / SCORE_MARKER, {"state": "writing"})
+            write_json(self.run_dir / SCORE_MARKER, {"state": "writing", "generation": self.generation})
             self.begun = True
 
     def finish(self) -> None:
         self.begin()
         crash_point("score:before-complete")
-        write_json(self.run_dir / SCORE_MARKER, {"state": "complete", "answers_sha256": answers_sha256(self.answers)})
+        doc: dict[str, Any] = {"state": "complete", "generation": self.generation,
+                               "answers_sha256": answers_sha256(self.answers, self.answers_bytes)}
+        if self.answers_bytes is not None:
+            doc["answers_bytes"] = self.answers_bytes
+        write_json(self.run_dir / SCORE_MARKER, doc)
         crash_point("score:marker-complete")
 
     def __enter__(self) -> ScoreSet:
@@ -214,6 +223,13 @@ class ScoreSet:
     def __exit__(self, exc_type: object, *exc: object) -> None:
         if exc_type is None:
             self.finish()
+
+
+def _answers_changed(doc: dict[str, Any], answers: Path) -> bool:
+    scored = doc.get("answers_bytes")
+    if isinstance(scored, int) and not isinstance(scored, bool) and scored >= 0:
+        return doc.get("answers_sha256") != answers_sha256(answers, scored) or answers_after(answers, scored)
+    return bool(doc.get("answers_sha256") != answers_sha256(answers))
 
 
 def score_set_problem(run_dir: Path | str, answers_name: str = ANSWERS, *, answers: bool = True) -> str | None:
@@ -228,10 +244,11 @@ def score_set_problem(run_dir: Path | str, answers_name: str = ANSWERS, *, answe
         return f"its {SCORE_MARKER} marker is unreadable; score the run again"
     state = doc.get("state") if isinstance(doc, dict) else None
     if state == "writing":
-        return "scoring was interrupted, so its scored files may be a mix of two scorings; score the run again"
+        return ("it is being scored now, or a scoring was interrupted, so its scored files may be a mix of two "
+                "scorings; wait for the scoring to end, or score the run again")
     if state != "complete":
         return f"its {SCORE_MARKER} marker has an unknown state {state!r}; score the run again"
-    if answers and doc.get("answers_sha256") != answers_sha256(Path(run_dir) / answers_name):
+    if answers and _answers_changed(doc, Path(run_dir) / answers_name):
         return "its answers changed after it was scored (a resumed run?); score the run again"
     return None
 
@@ -241,6 +258,31 @@ def require_complete_score(run_dir: Path | str, *, answers: bool = True) -> None
     problem = score_set_problem(run_dir, answers=answers)
     if problem:
         raise DataError(Path(run_dir) / SCORE_MARKER, None, problem)
+
+
+def generation(run_dir: Path | str) -> bytes | None:
+    """The score marker's bytes (None without one): read before and after reading a scored set,
+    they tell whether a scoring replaced it meanwhile (`require_same_generation`)."""
+    marker = Path(run_dir) / SCORE_MARKER
+    return read_file_bytes(marker) if marker.is_file() else None
+
+
+def require_same_generation(run_dir: Path | str, before: bytes | None) -> None:
+    """A DataError when the run was scored again (or is being scored) since `generation()` said `before`."""
+    if generation(run_dir) != before:
+        raise DataError(Path(run_dir) / SCORE_MARKER, None,
+                        "the run was scored again while it was read; read it again when the scoring has ended")
+
+
+def require_not_running(run_dir: Path | str, manifest: RunManifest) -> None:
+    """For a writer that holds the run folder's lock: a manifest still saying "running" means the
+    run's process ended without finishing (a kill, a crash): a DataError saying to resume it."""
+    if manifest.options.status == "running":
+        raise DataError(
+            Path(run_dir) / MANIFEST, None,
+            f"the run never finished (its process ended while it ran): finish it first with "
+            f"citeval run --resume {run_dir}",
+        )
 
 
 # --- the dataset behind a run ---------------------------------------------------------
@@ -269,6 +311,7 @@ class RunFolder:
         self.path = Path(path)
         self.cache = cache
         self.notes: list[str] = []  # what could not be read by the lenient readers (try_*)
+        self.seen_generation: bytes | None = None  # the score marker a reader saw (`generation`)
         self._unavailable: dict[str, bool] = {}
 
     def __repr__(self) -> str:

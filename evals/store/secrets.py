@@ -76,10 +76,14 @@ def scrub_spec(spec: str) -> str:
     match = re.search(r"https?://\S+", spec)
     if not match:
         return spec
-    parts = urlsplit(match.group(0))
+    try:
+        parts = urlsplit(match.group(0))
+        port = parts.port
+    except ValueError:  # a port out of range, a broken IPv6 host: no URL to rebuild, still scrubbed
+        return scrub(spec, urls=True)
     netloc = parts.hostname or ""
-    if parts.port:
-        netloc += f":{parts.port}"
+    if port:
+        netloc += f":{port}"
     if parts.username or parts.password:
         netloc = f"{REDACTED}@" + netloc
     query = urlencode([(k, REDACTED if secret_parameter(k) else v) for k, v in parse_qsl(parts.query)])

@@ -71,7 +71,7 @@ def make_backend(
     if kind in ("http", "https") and rest:
         # "http:https://host/x" is the documented form; a bare "https://host/x" works too
         url = spec if rest.startswith("//") else rest
-        return HttpBackend(url, timeout=timeout, retries=retries, concurrency=concurrency)
+        return HttpBackend(_checked_url(url), timeout=timeout, retries=retries, concurrency=concurrency)
     if kind == "python" and rest:
         return PythonBackend(rest, timeout=timeout, concurrency=concurrency)
     if kind == "faults" and rest:
@@ -88,6 +88,23 @@ def make_backend(
         )
         return FaultBackend(base, [k.strip() for k in kinds.split(",") if k.strip()], registry)
     raise UsageError(f"unknown backend {spec!r}: use {spec_forms()}")
+
+
+def _checked_url(url: str) -> str:
+    """An http(s) URL with a host and a port in range, or a UsageError (exit 2: the spec is wrong,
+    the service is not failing) that shows the URL without its credentials."""
+    import httpx
+
+    try:
+        parsed = httpx.URL(url)
+        port = parsed.port
+    except (httpx.InvalidURL, ValueError, TypeError):
+        parsed, port = None, None
+    if parsed is None or parsed.scheme not in ("http", "https") or not parsed.host or not 0 < (port or 80) < 65536:
+        shown = redact_spec(f"http:{url}").removeprefix("http:")
+        raise UsageError(f"backend URL {shown!r} is not an http(s) URL with a host and a valid port "
+                         "(e.g. http:http://localhost:8000/answer)")
+    return url
 
 
 __all__ = [

@@ -57,10 +57,14 @@ class HttpBackend(BaseBackend):
             CallPolicy(
                 attempts=retries + 1,
                 backoff_s=backoff,
+                # no wait between attempts longer than one attempt may take: the run's deadline for
+                # a question (evals.run.runner) holds every attempt and every wait, so a 429 with a
+                # Retry-After of a day ends as rate_limited, not as a timeout
+                backoff_max_s=min(30.0, max(timeout, 0.1)),
                 reply_timeout_s=timeout,
                 max_reply_bytes=max_reply_bytes,
                 breaker_threshold=breaker_threshold,
-                retry_after_max_s=retry_after_max,
+                retry_after_max_s=min(retry_after_max, max(timeout, 0.1)),
             ),
         )
         headers = {"Content-Type": "application/json"}

@@ -24,8 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from evals.errors import DataError
 from evals.store.atomic import append_once
-from evals.store.reading import open_binary
+from evals.store.reading import decode_text, open_binary, parse_json
 
 # verdicts written by this process kept in memory (a unit judged twice in one run is a cache hit)
 RECENT = 65_536
@@ -38,11 +39,27 @@ def cache_key(model: str, prompt_version: str, claim: str, evidence: list[str], 
 
 
 def _entry(line: bytes) -> dict[str, Any] | None:
+    """A cache line as an entry, or None for one that is not: cut short by a kill, beyond the
+    reading limits (a RecursionError for json.loads), or without a key — a miss, never a traceback."""
     try:
-        entry = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return None  # a line cut short by a kill
+        entry = parse_json(decode_text(line, "judge_cache.jsonl"), "judge_cache.jsonl")
+    except DataError:
+        return None
     return entry if isinstance(entry, dict) and isinstance(entry.get("key"), str) else None
+
+
+def verdict_of(entry: dict[str, Any]) -> tuple[str, float | None, str] | None:
+    """(label, score, reason) of a cached verdict, None when the entry is not one (a hand-edited or
+    foreign line: the unit is judged again rather than a bad label scored)."""
+    value, score, reason = entry.get("value"), entry.get("score"), entry.get("reason")
+    if value not in LABELS or not isinstance(reason, str):
+        return None
+    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 1):
+        return None
+    return value, score, reason
+
+
+LABELS = ("supported", "partial", "unsupported", "cannot_judge")
 
 
 class VerdictCache:

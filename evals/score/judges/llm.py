@@ -28,7 +28,7 @@ import httpx
 from evals.errors import UsageError
 from evals.outside import CallPolicy, OutsideCallError, OutsideService, api_key, post_json
 from evals.score.judges.base import JudgeInput, JudgeResult, SupportJudge, failed
-from evals.score.judges.cache import VerdictCache, cache_key
+from evals.score.judges.cache import VerdictCache, cache_key, verdict_of
 from evals.score.judges.prompt import SUPPORT_PROMPT, SupportPrompt, parse_verdict
 from evals.store.secrets import scrub
 
@@ -201,13 +201,32 @@ class LlmClient:
         try:
             if self.config.provider == "openai":
                 text = payload["choices"][0]["message"]["content"] or ""
-                usage = payload.get("usage") or {}
-                return Completion(text, int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)))
-            text = "".join(b.get("text", "") for b in payload["content"] if b.get("type") == "text")
-            usage = payload.get("usage") or {}
-            return Completion(text, int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0)))
-        except (KeyError, IndexError, TypeError, AttributeError, ValueError):
-            raise OutsideCallError("malformed_reply", "reply has no message content", retryable=True) from None
+                usage, names = payload.get("usage") or {}, ("prompt_tokens", "completion_tokens")
+            else:
+                text = "".join(b.get("text", "") for b in payload["content"] if b.get("type") == "text")
+                usage, names = payload.get("usage") or {}, ("input_tokens", "output_tokens")
+            if not isinstance(text, str):
+                raise TypeError("content is not text")
+            return Completion(text, _tokens(usage, names[0]), _tokens(usage, names[1]))
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError, OverflowError):
+            raise OutsideCallError("malformed_reply", "reply has no message content as text, or odd token counts",
+                                   retryable=True) from None
+
+
+MAX_TOKENS_A_REQUEST = 10**9  # a count past this is no count a model reports
+
+
+def _tokens(usage: Mapping[str, Any], name: str) -> int:
+    """A token count of a reply's usage: a whole number from 0 up (absent: 0); anything else (a
+    string, Infinity, a negative or fractional number) is a ValueError — a malformed reply."""
+    value = usage.get(name, 0)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise ValueError(f"{name} is not a number")
+    if not 0 <= value <= MAX_TOKENS_A_REQUEST or value != int(value):
+        raise ValueError(f"{name} {value!r} is not a token count")
+    return int(value)
 
 
 class LlmJudge(SupportJudge):
@@ -247,9 +266,11 @@ class LlmJudge(SupportJudge):
         if not evidence:
             return JudgeResult("cannot_judge", None, "no evidence text to compare")
         key = cache_key(self.config.model, self.prompt.version, item.claim, evidence, item.question)
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+        hit = self.cache.get(key) if self.cache is not None else None
+        cached = verdict_of(hit) if hit is not None else None
+        if cached is not None:
             self.usage.cache_hits += 1
-            return JudgeResult(hit["value"], hit["score"], hit["reason"])
+            return JudgeResult(*cached)  # type: ignore[arg-type]  # verdict_of checked the label
         user = self.prompt.user_message(JudgeInput(item.claim, evidence, item.question))
         price = price_for(self.config.model, self.prices)
         tokens: list[int] = []
