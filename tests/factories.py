@@ -105,3 +105,17 @@ def write_replay(path: Path) -> Path:
         {"question_id": "q3", "status": "abstained"},
     ])
     return path
+
+
+def scored_run(tmp_path: Path, cli: Any) -> Path:
+    """runs/r: write_dataset's dataset replayed from write_replay's answers and scored, each step
+    through `cli(*args, cwd=…)` (a test's own way of starting citeval)."""
+    dataset = write_dataset(tmp_path / "ds")
+    replay = write_replay(tmp_path / "replay.jsonl")
+    made = cli("run", str(dataset), "--backend", f"replay:{replay}", "--out", str(tmp_path / "runs"), "--run-id", "r",
+               cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    run = tmp_path / "runs" / "r"
+    scored = cli("score", str(run), cwd=tmp_path)
+    assert scored.returncode == 0, scored.stderr
+    return run

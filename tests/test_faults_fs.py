@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from factories import write_dataset, write_replay
+from factories import scored_run, write_dataset, write_replay
 from servers.llm import start_fake_llm
 
 from evals.label.tasks import TaskBuilder
@@ -57,14 +57,7 @@ def clean_refusal(done: subprocess.CompletedProcess[str], *words: str) -> None:
 
 @pytest.fixture()
 def scored(tmp_path: Path) -> Path:
-    ds = write_dataset(tmp_path / "ds")
-    replay = write_replay(tmp_path / "replay.jsonl")
-    made = cli("run", str(ds), "--backend", f"replay:{replay}", "--out", str(tmp_path / "runs"), "--run-id", "r",
-               cwd=tmp_path)
-    assert made.returncode == 0, made.stderr
-    run = tmp_path / "runs" / "r"
-    assert cli("score", str(run), cwd=tmp_path).returncode == 0
-    return run
+    return scored_run(tmp_path, cli)
 
 
 def export_for(run: Path, comment: str = "") -> Path:

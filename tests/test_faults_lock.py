@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from factories import write_dataset, write_replay
+from factories import scored_run, write_dataset, write_replay
 from servers.answers import start_answer_service
 from servers.http import Response
 from servers.llm import start_fake_llm
@@ -59,14 +59,7 @@ def wait_for_holder(run: Path, command: str, proc: subprocess.Popen[str], timeou
 
 @pytest.fixture()
 def scored(tmp_path: Path) -> Path:
-    ds = write_dataset(tmp_path / "ds")
-    replay = write_replay(tmp_path / "replay.jsonl")
-    made = cli("run", str(ds), "--backend", f"replay:{replay}", "--out", str(tmp_path / "runs"), "--run-id", "r",
-               cwd=tmp_path)
-    assert made.returncode == 0, made.stderr
-    run = tmp_path / "runs" / "r"
-    assert cli("score", str(run), cwd=tmp_path).returncode == 0
-    return run
+    return scored_run(tmp_path, cli)
 
 
 def _export(run: Path) -> Path:
