@@ -80,8 +80,27 @@ def _num(x: float | int | None) -> str:
     return f"{x:.3f}".rstrip("0").rstrip(".") if x != 0 else "0"
 
 
+class _RuleName:
+    """What a score rule and a baseline rule share: a key on a scope, named `<scope label>.<key>`."""
+
+    scope: str
+    key: str
+
+    @property
+    def is_count(self) -> bool:
+        return self.key.startswith(FINDINGS_PREFIX)
+
+    @property
+    def scope_label(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def rule_id(self) -> str:
+        return f"{self.scope_label}.{self.key}"
+
+
 @dataclass(frozen=True)
-class Rule:
+class Rule(_RuleName):
     scope: str  # "overall" or a risk tier
     key: str  # a metric name or findings.<CODE>
     min: float | None = None
@@ -91,16 +110,8 @@ class Rule:
     line: int | None = None
 
     @property
-    def is_count(self) -> bool:
-        return self.key.startswith(FINDINGS_PREFIX)
-
-    @property
     def scope_label(self) -> str:
         return "overall" if self.scope == "overall" else f"tier.{self.scope}"
-
-    @property
-    def rule_id(self) -> str:
-        return f"{self.scope_label}.{self.key}"
 
     def requirement(self) -> str:
         """'≥ 0.95 (lower bound)', '≤ 0' …: what must hold, in words a CI log can show."""
@@ -118,7 +129,7 @@ class Rule:
 
 
 @dataclass(frozen=True)
-class BaselineRule:
+class BaselineRule(_RuleName):
     """A rule on the change from a baseline run to this run, over the questions both answered."""
 
     scope: str  # "overall" or a risk tier
@@ -130,10 +141,6 @@ class BaselineRule:
     line: int | None = None
 
     @property
-    def is_count(self) -> bool:
-        return self.key.startswith(FINDINGS_PREFIX)
-
-    @property
     def direction(self) -> str:
         """'increase' for error_rate and finding counts, 'drop' for the rest."""
         return "increase" if lower_is_better(self.key) else "drop"
@@ -141,10 +148,6 @@ class BaselineRule:
     @property
     def scope_label(self) -> str:
         return "baseline" if self.scope == "overall" else f"baseline.tier.{self.scope}"
-
-    @property
-    def rule_id(self) -> str:
-        return f"{self.scope_label}.{self.key}"
 
     def requirement(self) -> str:
         """'drop ≤ 0.02 unless not significant (p ≥ 0.05)' …"""
