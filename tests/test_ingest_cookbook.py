@@ -28,7 +28,7 @@ ARTICLES = [SOURCES / "help_center_articles" / f"{i}.txt" for i in range(10)]
 
 def raw_responses() -> list[dict]:
     """The notebook's printed "Raw response:" JSON, cell by cell, as the notebook shows it."""
-    notebook = json.loads((FIXTURES / "using_citations.ipynb").read_text(encoding="utf-8"))
+    notebook = json.loads((FIXTURES / "using_citations.ipynb.json").read_text(encoding="utf-8"))
     found = []
     for cell in notebook["cells"]:
         for output in cell.get("outputs", []):

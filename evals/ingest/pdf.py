@@ -10,8 +10,17 @@ How the text is built:
   where the gap to the next line is clearly larger than the body's line pitch, where the font
   size changes, and at a page end, unless the paragraph runs on (the page's last line ends no
   sentence and the next page starts in lower case): then the chunk spans both pages;
-- a line set in a larger size than the body text is a heading, its level by the rank of its
-  size (largest = 1);
+- the body size is the size most characters of prose lines are set in; a line with a gap over
+  `TABLE_GAP` font sizes between two words is a table row (cells side by side), read as text
+  left to right but left out of that vote, and so is a line narrower than `PROSE_WIDTH` of the
+  text column (a table cell's wrapped line), so a decree whose tables outweigh its 13.5 pt
+  body still has a 13.5 pt body;
+- a block set larger than the body is a heading, its level by the rank of its size (largest =
+  1), only when it also reads like one: the size is a hint, the text decides. A block that
+  ends like a list's lead-in or an item («:», «;», «,»), holds an operative formula
+  («постановляю:»), starts a numbered item and ends like a sentence («1. Установить … .»), or
+  runs over `MAX_HEADING` characters, is body text; a heading line opening a unit («Статья 5.»,
+  «Глава 2») starts a heading of its own even right under another one of the same size;
 - words are split where the PDF has a space character and, since many PDFs set no space
   characters at all (the gap alone separates words), also where the gap between two characters
   is more than `WORD_GAP` of the font size (measured on real PDFs: inside a word gaps stay
@@ -37,12 +46,19 @@ from pathlib import Path
 from typing import Any
 
 from evals.errors import DataError
-from evals.ingest.chunking import Block, Box, EditionText
+from evals.ingest.chunking import MAX_HEADING, OPERATIVE, Block, Box, EditionText, is_article
 from evals.store.reading import open_binary
 
 _HYPHENATION_MARKS = "\u0002\u00ad"
 # a gap wider than this share of the font size starts a new word (see the module docstring)
 WORD_GAP = 0.1
+# a gap between two words of a line wider than this many font sizes: the line is a table row
+TABLE_GAP = 2.0
+PROSE_WIDTH = 0.6
+# a heading line that opens a unit of its own: «Статья 5.», «Глава 2», «Раздел III» under a chapter heading
+_UNIT_HEADING = re.compile(r"(?:Статья|СТАТЬЯ|Глава|ГЛАВА|Раздел|РАЗДЕЛ)\s+[\dIVXLC]")
+_NOT_A_HEADING_END = re.compile(r"[:;,]\s*$")
+_NUMBERED_ITEM = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.)]|[а-яa-z]\))\s+\S")
 
 
 @dataclass(frozen=True)
@@ -71,6 +87,11 @@ class _Line:
     bottom: float
     size: float
     sideways: bool = False  # text set along the page's height: a paragraph of its own, never a heading
+
+    @property
+    def tabular(self) -> bool:
+        """Cells side by side: two words of the line are more than TABLE_GAP font sizes apart."""
+        return any(b["x0"] - a["x1"] > TABLE_GAP * self.size for a, b in zip(self.words, self.words[1:], strict=False))
 
 
 def _lines(words: list[dict[str, Any]]) -> list[_Line]:
@@ -215,10 +236,17 @@ class _Typography:
     @classmethod
     def of(cls, raw_pages: list[tuple[float, float, list[_Line]]], all_lines: list[_Line]) -> _Typography:
         chars_by_size: Counter[float] = Counter()
-        for line in (line for line in all_lines if not line.sideways):
+        # prose: no table row, and at least PROSE_WIDTH of the text column wide (a cell's wrapped
+        # line is narrow; most lines of a paragraph run the column's width)
+        upright = [line for line in all_lines if not line.sideways]
+        extents = sorted(line.words[-1]["x1"] - line.words[0]["x0"] for line in upright) or [0.0]
+        column = extents[int(len(extents) * 0.9)] if len(extents) > 1 else extents[0]
+        prose = [line for line in upright
+                 if not line.tabular and line.words[-1]["x1"] - line.words[0]["x0"] >= PROSE_WIDTH * column]
+        for line in prose or upright:
             chars_by_size[round(line.size, 1)] += sum(len(w["text"]) for w in line.words)
         body_size = chars_by_size.most_common(1)[0][0] if chars_by_size else all_lines[0].size
-        heading_sizes = sorted({s for s in chars_by_size if s > body_size + 0.5}, reverse=True)
+        heading_sizes = sorted({round(line.size, 1) for line in upright if line.size > body_size + 0.5}, reverse=True)
         pitches = [
             b.top - a.top
             for _, _, lines in raw_pages
@@ -234,9 +262,16 @@ class _Typography:
         return cls(body_size, heading_sizes, min(lower_quartile, body_size * 3))
 
     def heading_level(self, line: _Line) -> int | None:
-        if line.sideways:
+        if line.sideways or line.tabular:
             return None
         return next((k + 1 for k, s in enumerate(self.heading_sizes) if abs(round(line.size, 1) - s) < 0.05), None)
+
+
+def _reads_as_heading(text: str) -> bool:
+    """Whether a block set larger than the body reads as a heading (see the module docstring)."""
+    if len(" ".join(text.split())) > MAX_HEADING or _NOT_A_HEADING_END.search(text) or OPERATIVE.search(text):
+        return False
+    return not (_NUMBERED_ITEM.match(text) and _SENTENCE_END.search(text.rstrip()) and not is_article(text))
 
 
 class _EditionBuilder:
@@ -289,6 +324,7 @@ class _EditionBuilder:
         return (
             line.sideways
             or previous.sideways
+            or (level is not None and bool(_UNIT_HEADING.match(" ".join(str(w["text"]) for w in line.words[:2]))))
             or level != self.block_level
             or abs(line.size - previous.size) >= 0.5
             or line.top - previous.top > max(self.typography.body_pitch, line.size) * 1.35
@@ -317,5 +353,7 @@ class _EditionBuilder:
         if self.block_start is not None:
             self.blocks.append(Block(self.block_start, self.length, self.block_level))
         text = "".join(self.parts)
+        self.blocks = [b if b.heading_level is None or _reads_as_heading(text[b.start : b.end]) else
+                       Block(b.start, b.end) for b in self.blocks]
         edition = EditionText(text, self.blocks, [(p.char_start, p.page) for p in self.pages], self.boxes)
         return PdfText(edition, self.pages)
