@@ -20,6 +20,7 @@ from fpdf import FPDF
 from ingest_helpers import ingest_valid_dataset
 
 from evals.ingest.chunking import MAX_HEADING, Block, EditionText, chunk_edition, text_outside
+from evals.ingest.sources import _lost_message
 
 FONTS = Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf"
 
@@ -101,6 +102,16 @@ def test_text_outside_names_a_gap_between_blocks():
     assert [text[a:b] for a, b in text_outside(edition, chunks)] == ["Забытый абзац."]
     whole = EditionText(text, [*blocks[:2], Block(*spans[2]), blocks[2]], None)
     assert text_outside(whole, chunk_edition("v", "d", whole)) == []
+
+
+def test_the_refusal_says_how_much_and_where():
+    text = "Абзац первый.\n\nПропущенный абзац на второй странице.\n\nАбзац третий."
+    spans = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", text)]
+    edition = EditionText(text, [Block(*spans[0]), Block(*spans[2])], [(0, 1), (spans[1][0], 2)])
+    lost = text_outside(edition, chunk_edition("v", "d", edition))
+    message = _lost_message(edition, lost)
+    assert message.startswith(f"{non_space(text[slice(*spans[1])])} non-space characters")
+    assert f"at character {spans[1][0]}, page 2: 'Пропущенный абзац на второй странице.'" in message
 
 
 def test_a_heading_with_nothing_under_it_is_a_chunk():

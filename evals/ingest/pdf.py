@@ -24,7 +24,10 @@ How the text is built:
 - words are split where the PDF has a space character and, since many PDFs set no space
   characters at all (the gap alone separates words), also where the gap between two characters
   is more than `WORD_GAP` of the font size (measured on real PDFs: inside a word gaps stay
-  within ±0.02 em, kerning down to −0.18 em; between words they start at 0.17 em);
+  within ±0.02 em, kerning down to −0.18 em; between words they start at 0.17 em; of 93,341
+  character pairs in the first 15 pages of the Amazon 2023 letter, the Constitutional AI paper,
+  a Twilio earnings release and a quarterly statement, one gap falls between 0.05 and 0.15 em,
+  so any threshold in that band splits the same words);
 - text set sideways (not upright: an arXiv identifier down the margin) is read along its own
   direction and kept as one paragraph of its own at the page's end, never a heading;
 - a page number alone on the first or last line of a page (in its top or bottom tenth) is
