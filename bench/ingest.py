@@ -93,7 +93,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         sources = Path(tmp) / "sources"
         sources.mkdir()
-        (sources / "manifest.toml").write_text(MANIFEST.format(file=law.as_posix()), encoding="utf-8")
+        # a link, not a copy: ingest reads only files inside SOURCES, and the corpus stays where it is
+        (sources / law.name).symlink_to(law)
+        (sources / "manifest.toml").write_text(MANIFEST.format(file=law.name), encoding="utf-8")
         out = Path(tmp) / "registry"
         baseline = best_of(3, lambda: bare_pass(law))
         full = best_of(3, lambda: ingest(sources, out))

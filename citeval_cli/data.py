@@ -1,4 +1,4 @@
-"""`citeval data validate|ingest|import` and `citeval init`: check and build datasets."""
+"""`citeval data validate|ingest|import|export-hf` and `citeval init`: check, build and export datasets."""
 
 from __future__ import annotations
 
@@ -50,6 +50,25 @@ def data_ingest(
     """
     result = evals.ingest(sources, out)
     note(result.warnings(), "warning: ")
+    emit(output, result.to_json, result.to_text)
+
+
+@data_app.command("export-hf")
+@handles_errors
+def data_export_hf(
+    run: Annotated[Path, typer.Argument(help="A scored run folder (per_question.jsonl).")],
+    out: Annotated[Path, typer.Option("--out", help="Folder to write the Hugging Face dataset into (replaced).")],
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    """A run's per-question rows (metrics, findings, question and answer text) as a Hugging Face dataset.
+
+    Read it with datasets.load_from_disk(OUT). Needs the datasets package: pip install 'citeval[hf]'.
+
+    Example: citeval data export-hf runs/2025-06-01 --out results-hf
+    """
+    from evals.data.export import export_run_hf
+
+    result = export_run_hf(run, out)
     emit(output, result.to_json, result.to_text)
 
 

@@ -11,8 +11,14 @@ turns that into chunks the same way for every format:
   every line that starts a пункт («2. …») or подпункт («3) …»), and the heading path gains the
   structural place («пункт 2», «подпункт 3)»), so two sub-items that repeat a text under one
   article get different default ids, as DESIGN 2's formula intends;
+- a decree's or order's operative part («…постановляю:», «приказываю:», «постановляет:») is cut
+  the same way at its numbered items, which gain «пункт N» / «подпункт N)» in the path;
 - an article heading that carries the article's content (it ends like a sentence, or the
-  article has no body) is also a chunk, so no text of the law is left out;
+  article has no body), and any heading with nothing under it (the next block is a heading of
+  the same or a higher level, or the edition ends), is also a chunk, so no text is left out;
+- a "heading" over `MAX_HEADING` characters is no heading (a long amendment list set in a
+  larger size is body text): it is chunked as a paragraph; `text_outside` reports any text
+  that still ends up in no chunk and in no heading a chunk lies under;
 - a chunk that would still repeat another's path and text gets «#2», «#3» … appended to its
   path, so default ids are unique in an edition whatever the source.
 """
@@ -31,9 +37,14 @@ from evals.text.normalize import collapse_whitespace
 _ARTICLE = re.compile(r"\s*(?:Статья|СТАТЬЯ)\s+(\d+(?:-\d+)*)\b")
 _PUNKT = re.compile(r"[ \t]*(\d+(?:-\d+)*)\.[ \t]+\S")
 _PODPUNKT = re.compile(r"[ \t]*(\d+(?:-\d+)*)\)[ \t]+\S")
-# a line inside an article that starts a new structural unit
-_LEGAL_LINE = re.compile(r"^[ \t]*(?:(?:Статья|СТАТЬЯ)\s+\d|\d+(?:-\d+)*[.)][ \t]+\S)", re.MULTILINE)
+_LETTER = re.compile(r"[ \t]*([а-яё])\)[ \t]+\S")  # «а) …»: a lettered sub-item (подпункт «а»)
+# a line inside an article or operative part that starts a new structural unit
+_LEGAL_LINE = re.compile(r"^[ \t]*(?:(?:Статья|СТАТЬЯ)\s+\d|\d+(?:-\d+)*[.)][ \t]+\S|[а-яё]\)[ \t]+\S)",
+                         re.MULTILINE)
 _SENTENCE_END = re.compile(r"[.:;!?…]\s*$")
+# the words that open a decree's, resolution's or order's operative part
+OPERATIVE = re.compile(r"\b(?:постановля[юе]т?|приказываю|решил[аио]?|ПОСТАНОВЛЯ[ЮЕ]Т?|ПРИКАЗЫВАЮ)\s*:", re.IGNORECASE)
+MAX_HEADING = 300  # characters; no real heading is longer
 
 
 @dataclass(frozen=True)
@@ -81,11 +92,41 @@ def is_article(title: str) -> bool:
     return bool(_ARTICLE.match(title))
 
 
-def _heading_carries_content(title: str, next_block: Block | None) -> bool:
-    """An article heading that is the article's text: it ends like a sentence, or nothing follows it."""
+def _heading_carries_content(title: str, level: int, next_block: Block | None) -> bool:
+    """A heading that is also text of its own: an article heading ending like a sentence, or a
+    heading nothing is under (the next block is a heading of the same or a higher level, or none)."""
+    if next_block is None or (next_block.heading_level is not None and next_block.heading_level <= level):
+        return True
     if not is_article(title):
         return False
-    return bool(_SENTENCE_END.search(title)) or next_block is None or next_block.heading_level is not None
+    return bool(_SENTENCE_END.search(title)) or next_block.heading_level is not None
+
+
+def _is_heading(block: Block, text: str) -> bool:
+    return block.heading_level is not None and len(collapse_whitespace(text[block.start : block.end])) <= MAX_HEADING
+
+
+def text_outside(edition: EditionText, chunks: list[Chunk]) -> list[tuple[int, int]]:
+    """Spans of the edition's text holding non-space characters that lie in no chunk and in no
+    heading some chunk is under: text the registry would silently lose."""
+    covered = sorted((c.char_start, c.char_end) for c in chunks if c.char_start is not None and c.char_end is not None)
+    paths = {entry for c in chunks for entry in c.heading_path}
+    for block in edition.blocks:
+        if block.heading_level is not None:
+            entry = block.title.strip() if block.title is not None else collapse_whitespace(
+                edition.text[block.start : block.end])
+            if entry in paths:
+                covered.append((block.start, block.end))
+    covered.sort()
+    out: list[tuple[int, int]] = []
+    position = 0
+    for start, end in [*covered, (len(edition.text), len(edition.text))]:
+        if start > position and edition.text[position:start].strip():
+            gap = edition.text[position:start]
+            lead = len(gap) - len(gap.lstrip())
+            out.append((position + lead, position + len(gap.rstrip())))
+        position = max(position, end)
+    return out
 
 
 class _Structure:
@@ -96,22 +137,31 @@ class _Structure:
         self.article: str | None = None  # an article that began in a paragraph, not a heading
         self.punkt: str | None = None
         self.podpunkt: str | None = None
+        self.letter: str | None = None
 
     def reset(self, in_article: bool) -> None:
-        self.in_article, self.article, self.punkt, self.podpunkt = in_article, None, None, None
+        self.in_article, self.article, self.punkt, self.podpunkt, self.letter = in_article, None, None, None, None
 
     def enter(self, piece: str) -> None:
+        numbered = _PUNKT.match(piece) or _PODPUNKT.match(piece) or _LETTER.match(piece)
+        if OPERATIVE.search(piece) and not numbered:
+            # the operative part: its numbered items are пункты, as an article's
+            self.in_article, self.punkt, self.podpunkt, self.letter = True, None, None, None
+            return
         if m := _ARTICLE.match(piece):
-            self.in_article, self.article, self.punkt, self.podpunkt = True, f"Статья {m.group(1)}", None, None
+            self.in_article, self.article = True, f"Статья {m.group(1)}"
+            self.punkt, self.podpunkt, self.letter = None, None, None
         elif not self.in_article:
             return
         elif m := _PUNKT.match(piece):
-            self.punkt, self.podpunkt = f"пункт {m.group(1)}", None
+            self.punkt, self.podpunkt, self.letter = f"пункт {m.group(1)}", None, None
         elif m := _PODPUNKT.match(piece):
-            self.podpunkt = f"подпункт {m.group(1)})"
+            self.podpunkt, self.letter = f"подпункт {m.group(1)})", None
+        elif m := _LETTER.match(piece):
+            self.letter = f"подпункт «{m.group(1)}»"
 
     def path(self) -> list[str]:
-        return [p for p in (self.article, self.punkt, self.podpunkt) if p]
+        return [p for p in (self.article, self.punkt, self.podpunkt, self.letter) if p]
 
 
 def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -198,6 +248,7 @@ def chunk_edition(version_id: str, document_id: str, edition: EditionText) -> li
             )
         )
 
+    blocks = [b if b.heading_level is None or _is_heading(b, text) else Block(b.start, b.end) for b in blocks]
     for index, block in enumerate(blocks):
         if block.heading_level is not None:
             raw = text[block.start : block.end]
@@ -207,13 +258,14 @@ def chunk_edition(version_id: str, document_id: str, edition: EditionText) -> li
             path = [(lvl, t) for lvl, t in path if lvl < level] + [(level, entry)]
             structure.reset(in_article=any(is_article(t) for _, t in path))
             following = blocks[index + 1] if index + 1 < len(blocks) else None
-            if _heading_carries_content(title, following):
+            if _heading_carries_content(title, level, following):
                 offset = text.find(title, block.start, block.end)
                 start = offset if offset >= 0 else block.start
                 emit(start, start + len(title) if offset >= 0 else block.end, [t for _, t in path])
             continue
         titles = [t for _, t in path]
-        in_legal = structure.in_article or bool(_ARTICLE.match(text[block.start : block.end]))
+        body = text[block.start : block.end]
+        in_legal = structure.in_article or bool(_ARTICLE.match(body)) or bool(OPERATIVE.search(body))
         pieces = _pieces(text, block.start, block.end) if in_legal else [(block.start, block.end)]
         for start, end in pieces:
             structure.enter(text[start:end])

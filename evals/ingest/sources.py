@@ -22,6 +22,9 @@ and the registry keeps the edition's PDF under files/<version_id>.pdf. Chunking,
 and ids are the same for every format (evals.ingest.chunking). A Markdown edition without any page
 marker is recorded with `pages_known: false` and chunks without pages.
 
+Every non-space character of an edition's text must end up in a chunk or in a heading a chunk
+lies under (`evals.ingest.chunking.text_outside`); an edition that would lose text is refused
+(DataError: how many characters, where the first span starts) rather than ingested short.
 Nothing is written unless the whole registry validates; the new registry then replaces the old
 one in a single rename, so readers never see a half-written or missing registry.
 """
@@ -40,7 +43,7 @@ from pydantic import ValidationError
 from evals.contract.models import Chunk, Document, Version
 from evals.data.registry import sha256_text
 from evals.errors import DataError
-from evals.ingest.chunking import Block, EditionText, chunk_edition
+from evals.ingest.chunking import Block, EditionText, chunk_edition, text_outside
 from evals.store.atomic import staged_folder, write_text_atomic
 from evals.store.jsonl import validation_errors, write_jsonl_atomic
 from evals.store.reading import read_file_text, read_toml
@@ -283,7 +286,24 @@ def _read_edition(
         files[fields["source_file"]] = pdf_path
     version = _validated(Version, fields, manifest_path, where)
     chunks = chunk_edition(version.version_id, document.document_id, edition)
+    lost = text_outside(edition, chunks)
+    if lost:
+        raise DataError(source_path, None, _lost_message(edition, lost))
     return _Edition(version, edition.text, chunks, files)
+
+
+def _lost_message(edition: EditionText, lost: list[tuple[int, int]]) -> str:
+    """What refusing an edition whose text would be in no chunk says: how much, and where it starts."""
+    count = sum(len("".join(edition.text[a:b].split())) for a, b in lost)
+    start, end = lost[0]
+    snippet = " ".join(edition.text[start:end].split())
+    snippet = snippet if len(snippet) <= 80 else snippet[:79] + "…"
+    page = ""
+    if edition.pages:
+        page = f", page {max((p for o, p in edition.pages if o <= start), default=edition.pages[0][1])}"
+    return (f"{count} non-space characters of the text would be in no chunk and no heading a chunk is under "
+            f"({len(lost)} spans; the first at character {start}{page}: {snippet!r}); ingest refuses to lose "
+            "text: report the file with this message")
 
 
 def ingest(sources: Path | str, out: Path | str) -> IngestResult:

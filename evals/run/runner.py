@@ -37,7 +37,7 @@ from evals.store.answers import repair_answers
 from evals.store.atomic import LineAppender, crash_point, make_folder_with
 from evals.store.jsonl import dump_line, existing_questions_file, load_questions, write_json_atomic
 from evals.store.lock import folder_lock
-from evals.store.reading import JsonLimits, file_sha256, parse_json
+from evals.store.reading import JsonLimits, file_sha256, parse_json, path_sha256
 from evals.store.runfolder import ANSWERS, MANIFEST, load_manifest
 from evals.store.secrets import is_scrubbed, scrub, scrub_spec
 
@@ -162,7 +162,7 @@ def dataset_ref(dataset: Path) -> DatasetRef:
     registry = dataset / "registry"
     return DatasetRef(
         path=str(dataset.resolve()),
-        questions_sha256=file_sha256(existing_questions_file(dataset)),
+        questions_sha256=path_sha256(existing_questions_file(dataset)),
         registry_sha256=file_sha256(*(registry / f"{n}.jsonl" for n in ("documents", "versions", "chunks")),
                                     skip_missing=True),
     )

@@ -157,11 +157,13 @@ def write_json_atomic(path: Path | str, obj: Any) -> None:
 
 # --- questions from tables -----------------------------------------------------------
 
-QUESTION_FILES = ("questions.jsonl", "questions.csv", "questions.parquet")
+# questions/ is a Hugging Face dataset folder (save_to_disk, or Parquet / JSON files): evals.store.hf
+QUESTION_FILES = ("questions.jsonl", "questions.csv", "questions.parquet", "questions")
 
 
 def questions_file(dataset: Path | str) -> Path:
-    """The dataset's questions file (JSONL, CSV or Parquet); questions.jsonl when none exists."""
+    """The dataset's questions file (JSONL, CSV or Parquet) or Hugging Face dataset folder
+    (questions/); questions.jsonl when none exists."""
     root = Path(dataset)
     return next((root / name for name in QUESTION_FILES if (root / name).exists()), root / QUESTION_FILES[0])
 
@@ -198,9 +200,19 @@ def iter_question_objects(
     path: Path | str, on_error: ErrorHandler | None = None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Raw question objects with their line (JSONL), the line a row starts on (CSV; line 1 is the
-    header) or their row number (Parquet)."""
+    header) or their row number (Parquet, a Hugging Face dataset folder)."""
     path = Path(path)
     suffix = path.suffix.lower()
+    if path.is_dir():
+        from evals.store.hf import iter_hf_rows
+
+        rows_of_folder = iter_hf_rows(path)
+        for lineno, row in rows_of_folder:
+            try:
+                yield lineno, _table_row_to_question(row, path, lineno)
+            except DataError as error:
+                _report(on_error, error)
+        return
     if suffix in (".jsonl", ".json", ".ndjson"):
         yield from iter_json_lines(path, on_error)
         return
@@ -219,7 +231,8 @@ def iter_question_objects(
 
 
 def read_questions(path: Path | str, on_error: ErrorHandler | None = None) -> Iterator[tuple[int, Any]]:
-    """Questions from JSONL, CSV or Parquet, each with the line (or row) it came from."""
+    """Questions from JSONL, CSV, Parquet or a Hugging Face dataset folder, each with the line (or row)
+    it came from."""
     from evals.contract.models import Question
 
     return _validated(path, iter_question_objects(path, on_error), Question, on_error)

@@ -146,6 +146,19 @@ def open_binary(path: Path | str, *, missing: str = "file not found") -> io.Buff
     return handle
 
 
+def path_sha256(path: Path | str) -> str:
+    """file_sha256 of a file; of a folder (a Hugging Face dataset), the sha256 of each file's path
+    inside it and its bytes, in name order, so renaming or changing any file changes it."""
+    path = Path(path)
+    if not path.is_dir():
+        return file_sha256(path)
+    digest = hashlib.sha256()
+    for item in sorted(p for p in path.rglob("*") if p.is_file()):
+        digest.update(item.relative_to(path).as_posix().encode("utf-8") + b"\0")
+        digest.update(bytes.fromhex(file_sha256(item)))
+    return digest.hexdigest()
+
+
 def file_sha256(*paths: Path | str, skip_missing: bool = False) -> str:
     """The sha256 of the files' bytes, one after another, streamed (skip_missing: a file that does
     not exist adds nothing, e.g. a registry without chunks yet)."""
