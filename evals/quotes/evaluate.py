@@ -27,7 +27,7 @@ from evals.contract.quotes import (
 )
 from evals.errors import UsageError
 from evals.quotes.fragments import split_fragments
-from evals.quotes.matchers import BASELINE, Matcher, get_matcher, parse_matchers
+from evals.quotes.matchers import BASELINE, DEFAULT, Matcher, get_matcher, parse_matchers
 from evals.stats.bootstrap import RESAMPLES, SEED, percentile_interval, resample_counts
 from evals.store.jsonl import write_json_atomic, write_jsonl_atomic
 from evals.store.quotes import quote_files, read_quotes
@@ -60,6 +60,7 @@ class Offer:
     gold: Span | None
     kind: str | None
     placement: Placement
+    kinds: tuple[str, ...] = ()  # every hard case the citation tests (the gold's `kinds`, else its `kind`)
 
 
 @dataclass
@@ -97,9 +98,19 @@ def run_matcher(matcher: Matcher, answers: Sequence[QuoteAnswer]) -> MatcherRun:
                     entry.span if entry else None,
                     entry.kind if entry else None,
                     placement,
+                    _kinds(entry),
                 )
             )
     return MatcherRun(matcher.name, float(matcher.default_threshold), offers, latency)
+
+
+def _kinds(entry: Any) -> tuple[str, ...]:
+    if entry is None:
+        return ()
+    listed = (entry.model_extra or {}).get("kinds")
+    if isinstance(listed, list) and all(isinstance(k, str) for k in listed):
+        return tuple(listed)
+    return (entry.kind,) if entry.kind else ()
 
 
 # --- metrics --------------------------------------------------------------------------
@@ -278,7 +289,7 @@ def _renumber(offers: Sequence[Offer]) -> tuple[list[Offer], int]:
     out = []
     for o in offers:
         new = index.setdefault(o.answer, len(index))
-        out.append(Offer(new, o.answer_id, o.citation_id, o.has_gold, o.gold, o.kind, o.placement))
+        out.append(Offer(new, o.answer_id, o.citation_id, o.has_gold, o.gold, o.kind, o.placement, o.kinds))
     return out, len(index)
 
 
@@ -341,9 +352,9 @@ class QuoteEvaluation:
                 "threshold": threshold,
                 "threshold_source": self.threshold_source,
             })
-            kinds = sorted({o.kind for o in run.offers if o.kind})
+            kinds = sorted({k for o in run.offers for k in o.kinds})
             by_kind[run.name] = {
-                kind: _kind_metrics([o for o in run.offers if o.kind == kind], threshold) for kind in kinds
+                kind: _kind_metrics([o for o in run.offers if kind in o.kinds], threshold) for kind in kinds
             }
         doc: dict[str, Any] = {
             "matchers": matchers,
@@ -444,14 +455,14 @@ def evaluate_quotes(
 
 def evaluate_path(
     path: Path | str,
-    matchers: str = "all",
+    matchers: str = DEFAULT,
     threshold: float | None = None,
     sweep: bool = False,
     tune: bool = False,
     seed: int = SEED,
 ) -> QuoteEvaluation:
     """`citeval quotes eval`: a quotes file or a dataset's quotes/*.jsonl, the named matchers
-    (comma-separated, or all)."""
+    (comma-separated, or all; `default` unless told)."""
     if threshold is not None and not 0 <= threshold <= 1e9:
         raise UsageError(f"--threshold must be ≥ 0 (got {threshold})")
     chosen = [get_matcher(name) for name in parse_matchers(matchers)]  # a bad name fails before any reading

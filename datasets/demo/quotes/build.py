@@ -199,11 +199,16 @@ def build_real() -> list[dict]:
             if not kinds:
                 raise SystemExit(f"{answer_id}.{key}: no kind")
             gold.append(
-                {"citation_id": citation_id, "span": [span[0], span[1]] if span else None, "kind": kinds[0], "kinds": kinds}
+                {
+                    "citation_id": citation_id,
+                    "span": [span[0], span[1]] if span else None,
+                    "kind": kinds[0],
+                    "kinds": kinds,
+                }
             )
         # the first of a passage cited twice is a cited_twice place too
         twice = {cid for cid, n in cited.items() if n > 1}
-        for citation, entry in zip(record_citations, gold):
+        for citation, entry in zip(record_citations, gold, strict=True):
             if citation["chunk_id"] in twice and "cited_twice" not in entry["kinds"]:
                 entry["kinds"].append("cited_twice")
         lines.append({"answer_id": answer_id, "answer_text": text, "citations": record_citations, "gold": gold})
