@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from evals.contract.quotes import NOTHING, Placement, QuoteCitation, Span
+from evals.contract.quotes import NOTHING, Placement, QuoteAnswer, QuoteCitation, Span
 from evals.quotes.block import BlockMatcher
 from evals.quotes.boundaries import overlaps, snap_span
 from evals.quotes.fragments import split_fragments
@@ -43,18 +43,23 @@ from evals.text.normalize import extract_numbers
 from evals.text.tokens import is_stopword, words
 
 NAME = "default"
+# lemmas of a routing line: what a bot writes where post-processing removed a claim and sent the
+# reader elsewhere («Подробнее — в канцелярии», «Уточните у старшей медсестры»)
+ROUTING = frozenset("уточнить обратиться подробный позвонить звонить написать спросить узнать рассказать".split())
 THRESHOLD = 0.5
+_FORBIDDEN = -10.0  # a place the assignment must not give (it overlaps a better one)
 
 
 @dataclass(frozen=True)
 class CascadeParams:
-    block_min: float = 0.86  # block alignment score at which the streamed block is taken as surviving
-    fallback_min: float = 0.34  # fallback score below which nothing is placed
+    block_min: float = 0.98  # block alignment score at which the streamed block is taken as surviving
+    fallback_min: float = 0.268824  # fallback score below which nothing is placed
     number_bonus: float = 0.12  # per shared number (share of the place's numbers)
     number_penalty: float = 0.35  # the place states numbers the source does not have
     order_penalty: float = 0.2  # the place breaks the citation order against an anchor
     block_weight: float = 0.6  # weight of the streamed block's evidence when the citation has one
     piece_penalty: float = 0.08  # a piece between commas, not a sentence or clause of its own
+    routing_penalty: float = 0.25  # a routing line («уточните в канцелярии») the source does not state
 
 
 PARAMS = CascadeParams()
@@ -156,7 +161,8 @@ def fallback_scores(
         lexical = _lexical(lemmas, cited, weights)
         if block:
             lexical = (1 - params.block_weight) * lexical + params.block_weight * _lexical(lemmas, block, weights)
-        out.append(lexical + _number_score(_numbers(piece), source_numbers, params))
+        routing = params.routing_penalty if (lemmas & ROUTING) - _lemma_set(cited) else 0.0
+        out.append(lexical + _number_score(_numbers(piece), source_numbers, params) - routing)
     return out
 
 
@@ -247,6 +253,83 @@ class DefaultMatcher:
                     for s, score, extra in zip(spans, scores, cost, strict=True)
                 ]
             )
-        rows, cols = linear_sum_assignment(matrix, maximize=True)
+        for _ in range(len(rest) + 1):  # one assignment, again without each overlap it made
+            rows, cols = linear_sum_assignment(matrix, maximize=True)
+            chosen = sorted(zip(rows, cols, strict=True), key=lambda rc: -matrix[rc[0]][rc[1]])
+            clash = next(
+                ((r, c) for k, (r, c) in enumerate(chosen) if any(overlaps(spans[c], spans[c2]) for _, c2 in chosen[:k])),
+                None,
+            )
+            if clash is None:
+                break
+            matrix[clash[0]][clash[1]] = _FORBIDDEN  # the lower-scoring of the two takes another place
         for r, c in zip(rows, cols, strict=True):
-            out[rest[r]] = ("fallback", spans[c], float(matrix[r][c]))
+            if matrix[r][c] > _FORBIDDEN:
+                out[rest[r]] = ("fallback", spans[c], float(matrix[r][c]))
+
+
+# --- tuning -------------------------------------------------------------------------------
+
+WRONG_COST = 2.0  # in tuning, a wrong place costs two right ones: a wrong place is worse than none (DESIGN 9)
+BLOCK_GRID = tuple(round(0.6 + 0.02 * k, 2) for k in range(20))  # 0.60 … 0.98
+
+
+def _outcomes(
+    offers: Sequence[tuple[str, Span, float] | None], gold: Sequence[Span | None | bool]
+) -> list[tuple[str, float, bool, bool]]:
+    """(stage, raw score, right place?, has gold span?) of each offered citation with gold."""
+    from evals.quotes.evaluate import IOU_CORRECT, iou
+
+    out = []
+    for offer, g in zip(offers, gold, strict=True):
+        if g is False or offer is None:  # no gold entry, or nothing offered
+            continue
+        span = g if isinstance(g, tuple) else None
+        out.append((offer[0], offer[2], span is not None and iou(offer[1], span) >= IOU_CORRECT, span is not None))
+    return out
+
+
+def tune_cascade(answers: Sequence[QuoteAnswer], max_wrong: float, base: CascadeParams = PARAMS) -> dict[str, float]:
+    """block_min and fallback_min with the most right places less WRONG_COST per wrong one
+    over answers, among those whose wrong_place_rate, counted over the cascade's placements as
+    a whole, stays ≤ max_wrong (ties: the higher thresholds). Every block_min of BLOCK_GRID is
+    tried; fallback_min runs over the fallback scores offered, so the choice is exact for each."""
+    gold_spans = sum(1 for a in answers for g in a.gold or [] if g.span is not None)
+    best: tuple[float, float, float, float, float] | None = None  # (gain, block_min, fallback_min, accuracy, wrong)
+    for block_min in BLOCK_GRID:
+        matcher = DefaultMatcher(replace(base, block_min=block_min))
+        rows: list[tuple[str, float, bool, bool]] = []
+        for answer in answers:
+            gold = answer.gold_by_citation()
+            marks = [gold[c.citation_id].span if c.citation_id in gold else False for c in answer.citations]
+            offers = matcher.offers(answer.answer_text, answer.citations)
+            rows.extend(_outcomes(_settled(matcher, answer.answer_text, offers), marks))
+        blocks = [r for r in rows if r[0] == "block"]
+        falls = sorted(r[1] for r in rows if r[0] == "fallback")
+        for fallback_min in [*falls, (falls[-1] + 1e-6) if falls else 1.0]:
+            placed = blocks + [r for r in rows if r[0] == "fallback" and r[1] >= fallback_min]
+            right = sum(1 for r in placed if r[2])
+            wrong = (len(placed) - right) / len(placed) if placed else 0.0
+            accuracy = right / gold_spans if gold_spans else 0.0
+            if wrong <= max_wrong:
+                key = (right - WRONG_COST * (len(placed) - right), block_min, fallback_min, accuracy, wrong)
+                if best is None or key[:3] > best[:3]:
+                    best = key
+    if best is None:
+        return {"block_min": base.block_min, "fallback_min": base.fallback_min, "placement_accuracy": 0.0}
+    return {
+        "block_min": best[1],
+        "fallback_min": round(best[2], 6),
+        "placement_accuracy": round(best[3], 6),
+        "wrong_place_rate": round(best[4], 6),
+    }
+
+
+def _settled(
+    matcher: DefaultMatcher, text: str, offers: list[tuple[str, Span, float] | None]
+) -> list[tuple[str, Span, float] | None]:
+    """The offers as settle leaves them (snapped; the lower of two overlapping refused)."""
+    from evals.quotes.boundaries import settle
+
+    placements = settle(text, [matcher.scale(o) for o in offers])
+    return [None if o is None or p.span is None else (o[0], p.span, o[2]) for o, p in zip(offers, placements, strict=True)]
