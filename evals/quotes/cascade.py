@@ -257,7 +257,11 @@ class DefaultMatcher:
             rows, cols = linear_sum_assignment(matrix, maximize=True)
             chosen = sorted(zip(rows, cols, strict=True), key=lambda rc: -matrix[rc[0]][rc[1]])
             clash = next(
-                ((r, c) for k, (r, c) in enumerate(chosen) if any(overlaps(spans[c], spans[c2]) for _, c2 in chosen[:k])),
+                (
+                    (r, c)
+                    for k, (r, c) in enumerate(chosen)
+                    if any(overlaps(spans[c], spans[c2]) for _, c2 in chosen[:k])
+                ),
                 None,
             )
             if clash is None:
@@ -332,4 +336,7 @@ def _settled(
     from evals.quotes.boundaries import settle
 
     placements = settle(text, [matcher.scale(o) for o in offers])
-    return [None if o is None or p.span is None else (o[0], p.span, o[2]) for o, p in zip(offers, placements, strict=True)]
+    return [
+        None if o is None or p.span is None else (o[0], p.span, o[2])
+        for o, p in zip(offers, placements, strict=True)
+    ]
