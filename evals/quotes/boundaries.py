@@ -92,17 +92,18 @@ _SENTENCE_BREAK = re.compile(r"[.!?…]+(?=\s+\S)|\n+")
 
 
 def _within_one_sentence(text: str, start: int, end: int) -> tuple[int, int]:
-    """A span that spills over a sentence end keeps its larger side: an alignment that runs a
-    few characters into the next sentence (or starts in the previous one) means the sentence."""
+    """A span that barely spills over a sentence end (the spilled part under a third of the
+    rest) keeps to its sentence: an alignment that runs a few characters into the next
+    sentence, or starts in the previous one, means this sentence."""
     breaks = [(m.start(), m.end()) for m in _SENTENCE_BREAK.finditer(text, start, end)]
     if not breaks:
         return start, end
-    first_start, first_end = breaks[0]
-    if first_start - start < end - first_end and len(breaks) == 1:
-        return first_end, end
-    last_start, last_end = breaks[-1]
-    if end - last_end < last_start - start:
-        return start, last_start
+    head_end, head_next = breaks[0]
+    if (head_end - start) * 3 < end - head_next:
+        start = head_next
+    tail_end, tail_next = breaks[-1]
+    if tail_next > start and (end - tail_next) * 3 < tail_end - start:
+        end = tail_end
     return start, end
 
 

@@ -309,7 +309,9 @@ def tune_cascade(answers: Sequence[QuoteAnswer], max_wrong: float, base: Cascade
             offers = matcher.offers(answer.answer_text, answer.citations)
             rows.extend(_outcomes(_settled(matcher, answer.answer_text, offers), marks))
         blocks = [r for r in rows if r[0] == "block"]
-        falls = sorted(r[1] for r in rows if r[0] == "fallback")
+        # a place sharing no word or number with its source (score ≤ 0) is a leftover of the
+        # assignment, right only by luck: fallback_min stays above 0
+        falls = sorted(r[1] for r in rows if r[0] == "fallback" and r[1] > 0)
         for fallback_min in [*falls, (falls[-1] + 1e-6) if falls else 1.0]:
             placed = blocks + [r for r in rows if r[0] == "fallback" and r[1] >= fallback_min]
             right = sum(1 for r in placed if r[2])

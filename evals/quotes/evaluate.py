@@ -26,6 +26,7 @@ from evals.contract.quotes import (
     Span,
 )
 from evals.errors import UsageError
+from evals.quotes.cascade import tune_cascade
 from evals.quotes.fragments import split_fragments
 from evals.quotes.matchers import BASELINE, DEFAULT, Matcher, get_matcher, parse_matchers
 from evals.stats.bootstrap import RESAMPLES, SEED, percentile_interval, resample_counts
@@ -371,6 +372,9 @@ class QuoteEvaluation:
             doc["sweep"] = {run.name: sweep(run.offers, n) for run in self.runs}
         if self.with_tuning:
             doc["tuning"] = {run.name: tuning_report(run, self.seed) for run in self.runs}
+            if DEFAULT in doc["tuning"]:
+                part = [a for a in self.answers if not is_heldout(a.answer_id)]
+                doc["tuning"][DEFAULT]["cascade"] = tune_cascade(part, MAX_WRONG_PLACE_RATE)
         return QuotesDocument.model_validate(doc)
 
     def summary(self) -> dict[str, Any]:

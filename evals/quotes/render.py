@@ -131,4 +131,12 @@ def _tuning_table(tuning_doc: dict[str, Any]) -> Table:
             _value(t["cv"]["placement_accuracy"]),
             _value(t["cv"]["wrong_place_rate"]),
         )
+        if t.get("cascade"):
+            c = t["cascade"]
+            tuning.add_row(
+                f"  {escape(name)} cascade: block_min {c['block_min']:g}, fallback_min {c['fallback_min']:g}",
+                "",
+                _value(c.get("placement_accuracy")),
+                _value(c.get("wrong_place_rate")),
+            )
     return tuning
