@@ -35,7 +35,7 @@ def quotes_eval(
 
     Example: citeval quotes eval datasets/demo
     Example: citeval quotes eval datasets/demo --matcher default,block,rapidfuzz
-    Example: citeval quotes eval datasets/demo --matcher all --sweep --tune --out runs/lab
+    Example: citeval quotes eval datasets/demo --matcher all --sweep --tune
     """
     from evals.quotes.evaluate import evaluate_path
     from evals.quotes.render import summary_tables
@@ -88,7 +88,7 @@ def quotes_inject(
     and where its quotes land: after a clause, never inside a phrase, no two spans overlapping.
 
     Example: citeval quotes inject datasets/demo --out msgs.jsonl
-    Example: citeval quotes inject datasets/demo --matcher gold --out gold.jsonl --strict
+    Example: citeval quotes inject datasets/demo --matcher gold --out g.jsonl
     """
     from evals.quotes.inject import inject_path
 
