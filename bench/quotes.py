@@ -176,8 +176,6 @@ def bench_default(rounds: int) -> None:
     answers = read_quotes(DEMO / "quotes" / "real.jsonl")
     from scipy.optimize import linear_sum_assignment  # noqa: F401 - loaded once per process (≈ 0.8 s)
 
-    from scipy.optimize import linear_sum_assignment  # noqa: F401 - loaded once per process (≈ 0.8 s)
-
     lemma("словарь")  # the dictionary loads once per process (≈ 0.3 s), as at a bot's start
     print(f"\n4. default vs block, p95 µs per answer over {len(answers)} realistic answers")
     p95: dict[str, dict[str, float]] = {}
