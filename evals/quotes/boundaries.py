@@ -27,6 +27,7 @@ CONJUNCTIONS = frozenset(
     "также тоже хотя кроме как где куда откуда который которая которое которые".split()
 )
 _TRIM_END = ".,;:!?…"
+IOU_CORRECT = 0.5  # a placed span overlapping its gold span this much is the right place
 _MAX_WIDEN = 160  # characters a span may grow to reach a boundary; further, the place is refused
 _WORD = re.compile(r"\w+")
 
@@ -172,3 +173,12 @@ def span_problems(text: str, spans: Sequence[tuple[str, Span]]) -> list[str]:
             if overlaps(a, b):
                 problems.append(f"spans of {cid_a} {list(a)} and {cid_b} {list(b)} overlap")
     return problems
+
+
+def iou(a: Span | None, b: Span | None) -> float:
+    """Intersection over union of two [start, end) spans; 0 when either is missing."""
+    if a is None or b is None:
+        return 0.0
+    inter = max(0, min(a[1], b[1]) - max(a[0], b[0]))
+    union = max(a[1], b[1]) - min(a[0], b[0])
+    return inter / union if union > 0 else 0.0

@@ -36,7 +36,7 @@ from functools import lru_cache
 
 from evals.contract.quotes import NOTHING, Placement, QuoteAnswer, QuoteCitation, Span
 from evals.quotes.block import BlockMatcher
-from evals.quotes.boundaries import overlaps, snap_span
+from evals.quotes.boundaries import IOU_CORRECT, iou, overlaps, settle, snap_span
 from evals.quotes.fragments import split_fragments
 from evals.text.lemmas import lemma
 from evals.text.normalize import extract_numbers
@@ -282,8 +282,6 @@ def _outcomes(
     offers: Sequence[tuple[str, Span, float] | None], gold: Sequence[Span | None | bool]
 ) -> list[tuple[str, float, bool, bool]]:
     """(stage, raw score, right place?, has gold span?) of each offered citation with gold."""
-    from evals.quotes.evaluate import IOU_CORRECT, iou
-
     out = []
     for offer, g in zip(offers, gold, strict=True):
         if g is False or offer is None:  # no gold entry, or nothing offered
@@ -335,8 +333,6 @@ def _settled(
     matcher: DefaultMatcher, text: str, offers: list[tuple[str, Span, float] | None]
 ) -> list[tuple[str, Span, float] | None]:
     """The offers as settle leaves them (snapped; the lower of two overlapping refused)."""
-    from evals.quotes.boundaries import settle
-
     placements = settle(text, [matcher.scale(o) for o in offers])
     return [
         None if o is None or p.span is None else (o[0], p.span, o[2])

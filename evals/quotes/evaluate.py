@@ -26,6 +26,7 @@ from evals.contract.quotes import (
     Span,
 )
 from evals.errors import UsageError
+from evals.quotes.boundaries import IOU_CORRECT, iou
 from evals.quotes.cascade import tune_cascade
 from evals.quotes.fragments import split_fragments
 from evals.quotes.matchers import BASELINE, DEFAULT, Matcher, get_matcher, parse_matchers
@@ -33,21 +34,11 @@ from evals.stats.bootstrap import RESAMPLES, SEED, percentile_interval, resample
 from evals.store.jsonl import write_json_atomic, write_jsonl_atomic
 from evals.store.quotes import quote_files, read_quotes
 
-IOU_CORRECT = 0.5
 MAX_WRONG_PLACE_RATE = 0.05  # the tuning limit: a wrong place is worse than none
 HELDOUT_SHARE = 3  # one answer in three (by a hash of answer_id) is never tuned on
 CV_FOLDS = 5
 ALPHA = 0.05
 METRICS = ("placement_accuracy", "wrong_place_rate", "coverage", "false_injection_rate", "mean_iou")
-
-
-def iou(a: Span | None, b: Span | None) -> float:
-    """Intersection over union of two [start, end) spans; 0 when either is missing."""
-    if a is None or b is None:
-        return 0.0
-    inter = max(0, min(a[1], b[1]) - max(a[0], b[0]))
-    union = max(a[1], b[1]) - min(a[0], b[0])
-    return inter / union if union > 0 else 0.0
 
 
 @dataclass(frozen=True)
