@@ -179,3 +179,14 @@ def test_shipped_cascade_thresholds_are_the_ones_tuning_picks_on_the_realistic_s
     part = [a for a in read_quotes(DEMO / "quotes" / "real.jsonl") if not is_heldout(a.answer_id)]
     tuned = tune_cascade(part, 0.05)
     assert (tuned["block_min"], tuned["fallback_min"]) == (PARAMS.block_min, PARAMS.fallback_min)
+
+
+def test_label_push_quotes_shows_the_default_places_unless_told(tmp_path):
+    args = ["label", "push", str(DEMO / "quotes" / "real.jsonl"), "--kind", "quotes", "--to-file"]
+    assert CliRunner().invoke(app, [*args, str(tmp_path / "d.json")]).exit_code == 0
+    assert CliRunner().invoke(app, [*args, str(tmp_path / "b.json"), "--matcher", "none"]).exit_code == 0
+    shown = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
+    blind = json.loads((tmp_path / "b.json").read_text(encoding="utf-8"))
+    assert len(shown) == len(blind) == 161
+    assert {t["predictions"][0]["model_version"] for t in shown} == {"citeval-quotes:default"}
+    assert not any(t.get("predictions") for t in blind)
