@@ -8,6 +8,10 @@
    every citation), so speed is compared at known accuracy.
 2. The fragment splitter with citeval's sentence splitter vs razdel: the share of gold spans
    some candidate fragment matches (IoU ≥ 0.5, the ceiling of every matcher) and µs per answer.
+4. `default` (the cascade) against `block`, per answer over the demo's realistic set: p95
+   latency, cold (every lemma, number and fragment cache emptied before the round; the
+   morphology dictionary itself loaded once beforehand, as a bot loads it at start) and warm
+   (best of the rounds), the ratio to block's p95 in the same run (target: within 5×).
 3. Locating 200-character quotes in the Health Code (HEALTH_CODE, default
    ../shared/corpus/kz-laws/rus/144582.md; skipped when absent): locate_quote (rapidfuzz)
    vs difflib's SequenceMatcher.find_longest_match, time and whether the span is exact,
@@ -157,6 +161,39 @@ def bench_health_code(path: Path) -> None:
         print(f"   {variant}: rapidfuzz {ratio:.0f}× faster than difflib")
 
 
+def _clear_caches() -> None:
+    from evals.quotes import cascade
+    from evals.text import lemmas
+
+    for cached in (lemmas.lemma, cascade._lemma_set, cascade._numbers, cascade._clauses, cascade.candidate_spans):
+        cached.cache_clear()
+    split_fragments.cache_clear()
+
+
+def bench_default(rounds: int) -> None:
+    from evals.text.lemmas import lemma
+
+    answers = read_quotes(DEMO / "quotes" / "real.jsonl")
+    from scipy.optimize import linear_sum_assignment  # noqa: F401 - loaded once per process (≈ 0.8 s)
+
+    lemma("словарь")  # the dictionary loads once per process (≈ 0.3 s), as at a bot's start
+    print(f"\n4. default vs block, p95 µs per answer over {len(answers)} realistic answers")
+    p95: dict[str, dict[str, float]] = {}
+    for name in ("block", "default"):
+        matcher = get_matcher(name)
+        _clear_caches()
+        cold = float(np.percentile(run_matcher(matcher, answers).latency_us, 95))
+        warm = min(float(np.percentile(run_matcher(matcher, answers).latency_us, 95)) for _ in range(rounds))
+        p95[name] = {"cold": cold, "warm": warm}
+    for state in ("cold", "warm"):
+        ratio = p95["default"][state] / p95["block"][state]
+        verdict = "within" if ratio <= 5 else "over"
+        print(
+            f"   {state:<5} block {p95['block'][state]:>7.0f}   default {p95['default'][state]:>7.0f}   "
+            f"ratio {ratio:.1f}× ({verdict} 5×)"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("health_code", nargs="?", type=Path, default=HEALTH_CODE)
@@ -165,6 +202,7 @@ def main() -> None:
     bench_matchers(args.rounds)
     bench_splitters(args.rounds)
     bench_health_code(args.health_code)
+    bench_default(max(args.rounds, 5))
 
 
 if __name__ == "__main__":

@@ -45,7 +45,11 @@ def label_push(
         LabelKind, typer.Option("--kind", help="run: a run's answers; quotes: a quotes file's citations.")
     ] = LabelKind.run,
     matcher: Annotated[
-        str | None, typer.Option(help="With --kind quotes: show this matcher's places as predictions (default: blind).")
+        str | None,
+        typer.Option(
+            help="With --kind quotes: show this matcher's places as predictions (default: the default cascade; "
+            "none: raters mark blind)."
+        ),
     ] = None,
     output: FormatOpt = OutputFormat.text,
     wait: WaitOpt = 0.0,
@@ -63,7 +67,7 @@ def label_push(
     with lock_wait(wait):
         result = push_round(
             run_dir, kind=kind.value, project=project, to_file=to_file, predictions=predictions, lang=lang.value,
-            batch_size=batch_size, matcher=matcher,
+            batch_size=batch_size, matcher=_quote_matcher(kind, matcher),
         )
     emit(output, result.to_json, result.summary, nl=True)
 
@@ -141,3 +145,12 @@ def agree(
     with lock_wait(wait):
         result = compute(target, out=out, adjudicate_file=adjudicate, seed=seed, n_resamples=resamples)
     emit(output, result.to_json, lambda: result.to_text(limit=limit))
+
+
+def _quote_matcher(kind: LabelKind, matcher: str | None) -> str | None:
+    """The matcher whose places a quotes project shows: `default` unless named; `none` for blind marking."""
+    if kind is not LabelKind.quotes:
+        return matcher
+    if matcher is None:
+        return "default"
+    return None if matcher.lower() == "none" else matcher

@@ -22,7 +22,9 @@ quotes_app = typer.Typer(
 @handles_errors
 def quotes_eval(
     path: Annotated[Path, typer.Argument(help="A quotes file, or a dataset (its quotes/*.jsonl).")],
-    matcher: Annotated[str, typer.Option(help="NAME[,NAME…], NAME+order, python:mod:function, or all.")] = "all",
+    matcher: Annotated[
+        str, typer.Option(help="NAME[,NAME…], NAME+order, python:mod:function, or all (default: the default cascade).")
+    ] = "default",
     threshold: Annotated[float | None, typer.Option(help="One threshold for every matcher (default: its own).")] = None,
     sweep: Annotated[bool, typer.Option("--sweep", help="Metrics over a range of thresholds.")] = False,
     tune: Annotated[bool, typer.Option("--tune", help="Tune on part of the answers, report on the rest.")] = False,
@@ -31,8 +33,9 @@ def quotes_eval(
 ) -> None:
     """Place each citation's quote in its answer with each matcher; score against gold (DESIGN 9).
 
-    Example: citeval quotes eval datasets/demo --matcher block,rapidfuzz
-    Example: citeval quotes eval datasets/demo --sweep --tune --out runs/lab
+    Example: citeval quotes eval datasets/demo
+    Example: citeval quotes eval datasets/demo --matcher default,block,rapidfuzz
+    Example: citeval quotes eval datasets/demo --matcher all --sweep --tune
     """
     from evals.quotes.evaluate import evaluate_path
     from evals.quotes.render import summary_tables
@@ -65,8 +68,10 @@ class ParseMode(str, Enum):
 @handles_errors
 def quotes_inject(
     path: Annotated[Path, typer.Argument(help="A quotes file, or a dataset (its quotes/*.jsonl).")],
-    matcher: Annotated[str, typer.Option(help="The matcher that places the quotes, or gold (the raters' places).")],
     out: Annotated[Path, typer.Option(help="JSONL file: one message a line, with its checks.")],
+    matcher: Annotated[
+        str, typer.Option(help="The matcher that places the quotes, or gold (the raters' places).")
+    ] = "default",
     style: Annotated[
         QuoteStyle, typer.Option(help="inline (after the fragment) or footnote (marks, quotes at the end).")
     ] = QuoteStyle.inline,
@@ -74,13 +79,16 @@ def quotes_inject(
         ParseMode, typer.Option("--parse-mode", help="Telegram parse mode to escape for.")
     ] = ParseMode.plain,
     threshold: Annotated[float | None, typer.Option(help="The matcher's threshold (default: its own).")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when any message has a problem.")] = False,
     output: FormatOpt = OutputFormat.text,
 ) -> None:
     """The answers with their verbatim quotes injected as the bot would send them.
 
-    Each message is checked for its parse mode, Telegram's 4096-character limit and the round trip.
+    Each message is checked for its parse mode, Telegram's 4096-character limit, the round trip,
+    and where its quotes land: after a clause, never inside a phrase, no two spans overlapping.
 
-    Example: citeval quotes inject datasets/demo --matcher block --out msgs.jsonl
+    Example: citeval quotes inject datasets/demo --out msgs.jsonl
+    Example: citeval quotes inject datasets/demo --matcher gold --out g.jsonl
     """
     from evals.quotes.inject import inject_path
 
@@ -89,6 +97,8 @@ def quotes_inject(
         print_json(report.summary())
     else:
         say(f"{out}: " + report.to_text(), nl=False)
+    if strict and report.has_problems():
+        raise typer.Exit(1)
 
 
 @quotes_app.command("logs")

@@ -184,6 +184,8 @@ class TuningReport(OrderedRecord):
     heldout: dict[str, RateEntry] | None = None
     cv: CrossValidation = Field(default_factory=CrossValidation)
     answers: dict[str, int] = Field(default_factory=dict)  # tuned, heldout
+    # the default cascade's own threshold set, tuned on the same part (block_min, fallback_min, …)
+    cascade: dict[str, float] | None = None
 
 
 class QuotesDocument(OrderedRecord):

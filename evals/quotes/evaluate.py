@@ -26,27 +26,19 @@ from evals.contract.quotes import (
     Span,
 )
 from evals.errors import UsageError
+from evals.quotes.boundaries import IOU_CORRECT, iou
+from evals.quotes.cascade import tune_cascade
 from evals.quotes.fragments import split_fragments
-from evals.quotes.matchers import BASELINE, Matcher, get_matcher, parse_matchers
+from evals.quotes.matchers import BASELINE, DEFAULT, Matcher, get_matcher, parse_matchers
 from evals.stats.bootstrap import RESAMPLES, SEED, percentile_interval, resample_counts
 from evals.store.jsonl import write_json_atomic, write_jsonl_atomic
 from evals.store.quotes import quote_files, read_quotes
 
-IOU_CORRECT = 0.5
 MAX_WRONG_PLACE_RATE = 0.05  # the tuning limit: a wrong place is worse than none
 HELDOUT_SHARE = 3  # one answer in three (by a hash of answer_id) is never tuned on
 CV_FOLDS = 5
 ALPHA = 0.05
 METRICS = ("placement_accuracy", "wrong_place_rate", "coverage", "false_injection_rate", "mean_iou")
-
-
-def iou(a: Span | None, b: Span | None) -> float:
-    """Intersection over union of two [start, end) spans; 0 when either is missing."""
-    if a is None or b is None:
-        return 0.0
-    inter = max(0, min(a[1], b[1]) - max(a[0], b[0]))
-    union = max(a[1], b[1]) - min(a[0], b[0])
-    return inter / union if union > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -60,6 +52,7 @@ class Offer:
     gold: Span | None
     kind: str | None
     placement: Placement
+    kinds: tuple[str, ...] = ()  # every hard case the citation tests (the gold's `kinds`, else its `kind`)
 
 
 @dataclass
@@ -97,9 +90,19 @@ def run_matcher(matcher: Matcher, answers: Sequence[QuoteAnswer]) -> MatcherRun:
                     entry.span if entry else None,
                     entry.kind if entry else None,
                     placement,
+                    _kinds(entry),
                 )
             )
     return MatcherRun(matcher.name, float(matcher.default_threshold), offers, latency)
+
+
+def _kinds(entry: Any) -> tuple[str, ...]:
+    if entry is None:
+        return ()
+    listed = (entry.model_extra or {}).get("kinds")
+    if isinstance(listed, list) and all(isinstance(k, str) for k in listed):
+        return tuple(listed)
+    return (entry.kind,) if entry.kind else ()
 
 
 # --- metrics --------------------------------------------------------------------------
@@ -278,7 +281,7 @@ def _renumber(offers: Sequence[Offer]) -> tuple[list[Offer], int]:
     out = []
     for o in offers:
         new = index.setdefault(o.answer, len(index))
-        out.append(Offer(new, o.answer_id, o.citation_id, o.has_gold, o.gold, o.kind, o.placement))
+        out.append(Offer(new, o.answer_id, o.citation_id, o.has_gold, o.gold, o.kind, o.placement, o.kinds))
     return out, len(index)
 
 
@@ -341,9 +344,9 @@ class QuoteEvaluation:
                 "threshold": threshold,
                 "threshold_source": self.threshold_source,
             })
-            kinds = sorted({o.kind for o in run.offers if o.kind})
+            kinds = sorted({k for o in run.offers for k in o.kinds})
             by_kind[run.name] = {
-                kind: _kind_metrics([o for o in run.offers if o.kind == kind], threshold) for kind in kinds
+                kind: _kind_metrics([o for o in run.offers if kind in o.kinds], threshold) for kind in kinds
             }
         doc: dict[str, Any] = {
             "matchers": matchers,
@@ -360,6 +363,9 @@ class QuoteEvaluation:
             doc["sweep"] = {run.name: sweep(run.offers, n) for run in self.runs}
         if self.with_tuning:
             doc["tuning"] = {run.name: tuning_report(run, self.seed) for run in self.runs}
+            if DEFAULT in doc["tuning"]:
+                part = [a for a in self.answers if not is_heldout(a.answer_id)]
+                doc["tuning"][DEFAULT]["cascade"] = tune_cascade(part, MAX_WRONG_PLACE_RATE)
         return QuotesDocument.model_validate(doc)
 
     def summary(self) -> dict[str, Any]:
@@ -444,14 +450,14 @@ def evaluate_quotes(
 
 def evaluate_path(
     path: Path | str,
-    matchers: str = "all",
+    matchers: str = DEFAULT,
     threshold: float | None = None,
     sweep: bool = False,
     tune: bool = False,
     seed: int = SEED,
 ) -> QuoteEvaluation:
     """`citeval quotes eval`: a quotes file or a dataset's quotes/*.jsonl, the named matchers
-    (comma-separated, or all)."""
+    (comma-separated, or all; `default` unless told)."""
     if threshold is not None and not 0 <= threshold <= 1e9:
         raise UsageError(f"--threshold must be ≥ 0 (got {threshold})")
     chosen = [get_matcher(name) for name in parse_matchers(matchers)]  # a bad name fails before any reading

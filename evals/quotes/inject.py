@@ -23,7 +23,8 @@ from typing import Any, Literal, cast
 
 from evals.contract.quotes import Placement, QuoteAnswer, Span
 from evals.errors import UsageError
-from evals.quotes.matchers import get_matcher
+from evals.quotes.boundaries import span_problems
+from evals.quotes.matchers import DEFAULT, get_matcher
 from evals.quotes.telegram import MESSAGE_LIMIT, PARSE_MODES, ParseMode, escape, parse_message, utf16_length
 from evals.store.jsonl import write_jsonl_atomic
 from evals.store.quotes import read_quotes
@@ -33,6 +34,7 @@ STYLES: tuple[str, ...] = ("inline", "footnote")
 SOURCE_LABEL = "источник"
 GOLD = "gold"  # --matcher gold: inject at the raters' places (what a perfect matcher would show)
 _SPACES = re.compile(r"\s+")
+PLACEMENT_PROBLEM = "placement: "
 
 
 def quote_text(cited_text: str) -> str:
@@ -69,6 +71,9 @@ class Injection:
     problems: list[str] = field(default_factory=list)
     answer_text: str = ""
 
+    def placement_problems(self) -> list[str]:
+        return [p for p in self.problems if p.startswith(PLACEMENT_PROBLEM)]
+
     @property
     def quotes_injected(self) -> int:
         return len({i.citation_id for i in self.insertions})
@@ -100,7 +105,7 @@ class Injection:
             "chars_added": self.chars_added,
             "length": self.length,
             "fits_limit": self.length <= MESSAGE_LIMIT,
-            "well_formed": not self.problems,
+            "well_formed": len(self.problems) == len(self.placement_problems()),
             "round_trip_ok": self.without_quotes() == self.answer_text,
             "problems": self.problems,
             "citations": self.citations,
@@ -188,6 +193,9 @@ def build_injection(
             }
         )
     pieces = inject_answer(answer, placed, style, parse_mode)
+    placement_problems = span_problems(
+        answer.answer_text, [(cid, span) for cid, span in placed.items() if span is not None]
+    )
     insertions: list[Insertion] = []
     cursor = 0
     source_cursor = 0
@@ -203,6 +211,7 @@ def build_injection(
     problems = list(parsed.problems)  # the length is checked apart: a long message is well-formed
     if parsed.well_formed and parsed.text != visible:
         problems.append("the message does not read back as the text it was built from (an escaping bug)")
+    problems.extend(PLACEMENT_PROBLEM + p for p in placement_problems)
     return Injection(
         answer.answer_id, message, visible, parse_mode, style, insertions, cited, problems, answer.answer_text
     )
@@ -236,7 +245,14 @@ class InjectionReport:
             "too_long": [r["answer_id"] for r in rows if not r["fits_limit"]],
             "malformed": [r["answer_id"] for r in rows if not r["well_formed"]],
             "round_trip_failed": [r["answer_id"] for r in rows if not r["round_trip_ok"]],
+            "misplaced": [i.answer_id for i in self.injections if i.placement_problems()],
         }
+
+    def has_problems(self) -> bool:
+        """Anything `--strict` fails on: a malformed or too long message, a broken round trip,
+        a quote inside a phrase or overlapping another."""
+        s = self.summary()
+        return bool(s["too_long"] or s["malformed"] or s["round_trip_failed"] or s["misplaced"])
 
     def to_text(self) -> str:
         s = self.summary()
@@ -250,6 +266,7 @@ class InjectionReport:
             ("too_long", f"longer than {MESSAGE_LIMIT} characters"),
             ("malformed", f"not well-formed for {s['parse_mode']}"),
             ("round_trip_failed", "removing the quotes does not give the answer back"),
+            ("misplaced", "a quote inside a phrase or spans overlapping"),
         ):
             ids = s[name]
             lines.append(f"{label}: {len(ids)}" + (f" ({', '.join(ids[:10])})" if ids else ""))
@@ -263,7 +280,7 @@ class InjectionReport:
 
 def inject_answers(
     answers: Sequence[QuoteAnswer],
-    matcher: str,
+    matcher: str = DEFAULT,
     threshold: float | None = None,
     style: str = "inline",
     parse_mode: str = "plain",

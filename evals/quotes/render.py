@@ -71,7 +71,10 @@ def _comparison_table(comparisons: list[dict[str, Any]]) -> Table:
 
 
 def _kind_table(by_matcher: dict[str, dict[str, Any]], kinds: list[str]) -> Table:
-    by_kind = Table(title="Right outcomes by hard-case kind (placed right, or rightly left out) / citations")
+    by_kind = Table(
+        title="By hard-case kind: right outcomes (placed right, or rightly left out) / citations, "
+        "placement_accuracy, wrong_place_rate"
+    )
     by_kind.add_column("kind")
     for name in by_matcher:
         by_kind.add_column(escape(name), justify="right")
@@ -79,7 +82,11 @@ def _kind_table(by_matcher: dict[str, dict[str, Any]], kinds: list[str]) -> Tabl
         cells = []
         for per_kind in by_matcher.values():
             k = per_kind.get(kind)
-            cells.append(f"{k['correct']}/{k['n']}" if k else "—")
+            cells.append(
+                f"{k['correct']}/{k['n']} · {_value(k.get('placement_accuracy'))} · {_value(k.get('wrong_place_rate'))}"
+                if k
+                else "—"
+            )
         by_kind.add_row(escape(kind), *cells)  # kinds come from the user's file
     return by_kind
 
@@ -124,4 +131,12 @@ def _tuning_table(tuning_doc: dict[str, Any]) -> Table:
             _value(t["cv"]["placement_accuracy"]),
             _value(t["cv"]["wrong_place_rate"]),
         )
+        if t.get("cascade"):
+            c = t["cascade"]
+            tuning.add_row(
+                f"  {escape(name)} cascade: block_min {c['block_min']:g}, fallback_min {c['fallback_min']:g}",
+                "",
+                _value(c.get("placement_accuracy")),
+                _value(c.get("wrong_place_rate")),
+            )
     return tuning

@@ -31,7 +31,7 @@ def quote_files(path: Path | str) -> list[Path]:
 
 def answer_problems(path: Path | str, lineno: int, answer: QuoteAnswer) -> list[DataError]:
     """What a schema cannot say: citation ids unique, one gold entry per citation, spans inside
-    answer_text."""
+    answer_text, gold spans that overlap only when identical."""
     problems: list[DataError] = []
     seen: dict[str, int] = {}
     for i, citation in enumerate(answer.citations):
@@ -65,6 +65,20 @@ def answer_problems(path: Path | str, lineno: int, answer: QuoteAnswer) -> list[
                     where + ".span",
                 )
             )
+    placed = [(i, e) for i, e in enumerate(answer.gold) if e.span is not None]
+    for k, (_, a) in enumerate(placed):
+        for j, b in placed[k + 1 :]:
+            assert a.span is not None and b.span is not None
+            if a.span != b.span and a.span[0] < b.span[1] and b.span[0] < a.span[1]:
+                problems.append(
+                    DataError(
+                        path,
+                        lineno,
+                        f"gold spans of {a.citation_id!r} {list(a.span)} and {b.citation_id!r} {list(b.span)} overlap "
+                        "(spans of one answer never overlap unless identical)",
+                        f"gold.{j}.span",
+                    )
+                )
     missing = [cid for cid in seen if cid not in gold_seen]
     if missing:
         problems.append(DataError(path, lineno, f"no gold entry for citation(s) {', '.join(missing)}", "gold"))

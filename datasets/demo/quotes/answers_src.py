@@ -3,7 +3,7 @@
 
 Each answer: (answer_id, question_id or None, default version, text, citations).
 In the text, `[[a|…]]` marks the fragment citation `a` supports (the rater's gold span);
-`[[a,b|…]]` a fragment two citations support; marks nest (`[[a|… [[c|…]]]]`). A citation key that marks nothing has gold
+`[[a,b|…]]` a fragment two citations support (gold spans of one answer never overlap unless identical). A citation key that marks nothing has gold
 null (no fragment fits: the quote must not be injected).
 A citation: (chunk locator, kind, block_text override or None). The locator is a substring
 of exactly one chunk of the edition (`version:substring` for another edition); cited_text is
@@ -469,7 +469,7 @@ ANSWERS = [
     ),
     (
         "qa-040", None, "hand-hygiene-v1",
-        "[[a|Перчатки не заменяют обработку рук: руки обрабатывают до того, как надеть перчатки, [[c|и после того, как их снять]]]]. "
+        "[[a|Перчатки не заменяют обработку рук: руки обрабатывают до того, как надеть перчатки]], [[c|и после того, как их снять]]. "
         "[[b|Обрабатывать антисептиком перчатки вместо смены между пациентами нельзя]].",
         {
             "a": ("4.2.", "paraphrase", None),

@@ -1,4 +1,6 @@
-"""Build datasets/demo/quotes/answers.jsonl from answers_src.py (DESIGN 9 format).
+"""Build datasets/demo/quotes/answers.jsonl from answers_src.py (the first, near-verbatim demo
+set, kind `verbatim_demo`) and real.jsonl from real_src.py (the realistic set: paraphrase,
+citations without block_text, drift; kinds per citation), both in the DESIGN 9 format.
 
 Gold spans are computed from the `[[key|…]]` marks, never counted by hand; every cited_text
 is the text of one chunk of the demo registry, found by a locator that must match exactly
@@ -17,9 +19,15 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from answers_src import ANSWERS  # noqa: E402
+from real_src import ANSWERS as REAL_ANSWERS  # noqa: E402
 
 CHUNKS = HERE.parent / "registry" / "chunks.jsonl"
 OUT = HERE / "answers.jsonl"
+REAL_OUT = HERE / "real.jsonl"
+VERBATIM_KIND = "verbatim_demo"  # every citation of the first set, as one kind of the realistic table
+# the realistic set's kind codes (real_src.py) and the kinds the build derives
+REAL_CODES = {"p": "paraphrase", "v": "near_verbatim", "d": "drift", "ts": "two_in_sentence", "t": "lexical_trap"}
+BULLET_LINE = re.compile(r"^(?:•|▪️|🔹|✅|—|-) ", re.MULTILINE)
 TOKEN = re.compile(r"\[\[(?P<keys>[a-z,]+)\||\]\]")
 KINDS = {
     "paraphrase",
@@ -127,7 +135,14 @@ def build() -> list[dict]:
                     "block_text": block if block is not None else span[2],
                 }
             )
-            gold.append({"citation_id": citation_id, "span": [span[0], span[1]] if span else None, "kind": kind})
+            gold.append(
+                {
+                    "citation_id": citation_id,
+                    "span": [span[0], span[1]] if span else None,
+                    "kind": kind,
+                    "kinds": [VERBATIM_KIND],
+                }
+            )
         record = {"answer_id": answer_id, "answer_text": text, "citations": record_citations, "gold": gold}
         if question_id:
             record["question_id"] = question_id
@@ -135,15 +150,84 @@ def build() -> list[dict]:
     return lines
 
 
-def main() -> None:
-    records = build()
-    OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
-    kinds = Counter(g["kind"] for r in records for g in r["gold"])
+def _real_kinds(codes: str, block: str | None, span: tuple | None, again: bool, telegram: bool) -> list[str]:
+    kinds = [REAL_CODES[c] for c in codes.split(",") if c]
+    if span is None:
+        kinds.append("gold_null")
+    if block is None:
+        kinds.append("no_block")
+    if again:
+        kinds.append("cited_twice")
+    if telegram:
+        kinds.append("telegram")
+    return kinds
+
+
+def build_real() -> list[dict]:
+    """The realistic set: block None means no block_text at all, "=" the marked fragment."""
+    chunks = load_chunks()
+    lines, seen = [], set()
+    for answer_id, version, marked, citations in REAL_ANSWERS:
+        if answer_id in seen:
+            raise SystemExit(f"duplicate answer_id {answer_id}")
+        seen.add(answer_id)
+        text, spans = unmark(marked)
+        if set(spans) - set(citations):
+            raise SystemExit(f"{answer_id}: marks without citations {sorted(set(spans) - set(citations))}")
+        telegram = bool(BULLET_LINE.search(text))
+        record_citations, gold, cited = [], [], Counter()
+        for key, (locator, codes, block) in _stream_order(citations, spans):
+            chunk = find_chunk(chunks, version, locator)
+            span = spans.get(key)
+            if block == "=":
+                if span is None:
+                    raise SystemExit(f"{answer_id}.{key}: block '=' but no mark")
+                block = span[2]
+            citation_id = f"c{len(record_citations) + 1}"
+            citation = {
+                "citation_id": citation_id,
+                "cited_text": chunk["text"],
+                "document_id": chunk["document_id"],
+                "version_id": chunk["version_id"],
+                "chunk_id": chunk["chunk_id"],
+            }
+            if block is not None:
+                citation["block_text"] = block
+            record_citations.append(citation)
+            kinds = _real_kinds(codes, block, span, chunk["chunk_id"] in cited, telegram)
+            cited[chunk["chunk_id"]] += 1
+            if not kinds:
+                raise SystemExit(f"{answer_id}.{key}: no kind")
+            gold.append(
+                {
+                    "citation_id": citation_id,
+                    "span": [span[0], span[1]] if span else None,
+                    "kind": kinds[0],
+                    "kinds": kinds,
+                }
+            )
+        # the first of a passage cited twice is a cited_twice place too
+        twice = {cid for cid, n in cited.items() if n > 1}
+        for citation, entry in zip(record_citations, gold, strict=True):
+            if citation["chunk_id"] in twice and "cited_twice" not in entry["kinds"]:
+                entry["kinds"].append("cited_twice")
+        lines.append({"answer_id": answer_id, "answer_text": text, "citations": record_citations, "gold": gold})
+    return lines
+
+
+def _write(out: Path, records: list[dict], key: str) -> None:
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    kinds = Counter(k for r in records for g in r["gold"] for k in (g.get(key) or [g["kind"]]))
     citations = sum(len(r["citations"]) for r in records)
     nulls = sum(1 for r in records for g in r["gold"] if g["span"] is None)
-    print(f"{OUT}: {len(records)} answers, {citations} citations ({nulls} with gold null)")
+    print(f"{out}: {len(records)} answers, {citations} citations ({nulls} with gold null)")
     for kind, n in sorted(kinds.items()):
-        print(f"  {kind:<15}{n:>4}")
+        print(f"  {kind:<17}{n:>4}  {n / citations:.0%}")
+
+
+def main() -> None:
+    _write(OUT, build(), "kind_of_first_set")
+    _write(REAL_OUT, build_real(), "kinds")
 
 
 if __name__ == "__main__":
