@@ -10,6 +10,10 @@ A log line is one of:
   Which text each citation belonged to is lost, so each is attached to the sentence of `text`
   that best matches its cited_text (rapidfuzz) and the answer is marked `attached_by: matcher`.
 
+A citation may also be cut down to what a person prints (`type`, `cited_text`,
+`document_title`, page numbers: the cookbook's Citations notebook): it is placed by its title
+and its text and marked `resolution: inferred` (evals/run/backends/anthropic_inferred.py).
+
 Questions are matched by question_id, else by the exact normalized question text. A line that
 matches no question, a second line for one question, or a line of no known shape is listed
 in the report, never dropped silently. The replay file keeps the lines in the API's shape.
@@ -35,6 +39,7 @@ from evals.run.backends.anthropic import (
     clean_cited_text,
     parse_anthropic_line,
 )
+from evals.run.backends.anthropic_inferred import INFERRED
 from evals.run.backends.prices import PriceTable
 from evals.store.atomic import write_lines
 from evals.store.jsonl import iter_json_lines, load_questions
@@ -73,6 +78,9 @@ class LogLine:
     matched_by: str | None = None  # "id" | "question text"
     shape: str = ""  # "message" | "events" | "flat"
     reason: str | None = None  # why it was not written
+    # citations without document_index, placed by document_title and cited_text (anthropic_inferred)
+    inferred: int | None = None
+    inferred_resolved: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v is not None}
@@ -95,6 +103,8 @@ class ImportReport:
             "matched_by_id": sum(line.matched_by == "id" for line in self.written),
             "matched_by_text": sum(line.matched_by == "question text" for line in self.written),
             "lossless": sum(line.shape != "flat" for line in self.written),
+            "inferred": sum(line.inferred or 0 for line in self.written),
+            "inferred_resolved": sum(line.inferred_resolved or 0 for line in self.written),
             "matcher_attached": [line.to_json() for line in self.matcher_attached],
             "unmatched": [line.to_json() for line in self.unmatched],
             "lines": [line.to_json() for line in self.written],
@@ -109,6 +119,11 @@ class ImportReport:
         lines = [f"{line.source}: {line.question_id}: citations attached by matcher (flat citation list)"
                  for line in self.matcher_attached]
         counts = self.to_json()
+        if counts["inferred"]:
+            lines.append(
+                f"{counts['inferred']} citation part(s) without document_index placed by document_title and "
+                f"cited_text (resolution: inferred): {counts['inferred_resolved']} reach a registry chunk"
+            )
         lines.append(
             f"{self.out}: {counts['written']} answer(s) ({counts['matched_by_id']} matched by id, "
             f"{counts['matched_by_text']} by question text; {counts['lossless']} lossless, "
@@ -247,9 +262,13 @@ def import_anthropic_logs(
             try:
                 parsed = parse_anthropic_line(line)
                 # convert once now, so a line that cannot become an answer fails here, not in the run
-                anthropic_to_answer(parsed, registry, question.asked_at or now, prices=prices)
+                answer = anthropic_to_answer(parsed, registry, question.asked_at or now, prices=prices)
             except AnthropicFormatError as exc:
                 raise DataError(path, lineno, f"anthropic log line: {exc}") from None
+            inferred = [e for e in answer.evidence if (e.model_extra or {}).get("resolution") == INFERRED]
+            if inferred:
+                entry.inferred = len(inferred)
+                entry.inferred_resolved = sum(registry.resolve(e) is not None for e in inferred)
             seen[question.question_id] = entry.source
             lines.append(line)
             report.written.append(entry)

@@ -1,0 +1,76 @@
+"""Citations cut down to what a person prints: `type`, `cited_text`, `document_title` and, for a
+PDF, the page numbers — no `document_index`, no char or block offsets.
+
+That is how the Anthropic cookbook's Citations notebook (misc/using_citations.ipynb,
+`visualize_raw_response`) shows Claude's answers, and how a bot that logs only what it shows
+keeps them. Such a citation cannot be read by the SDK's types (their `document_index` and
+offsets are required), so it is set aside from validation and resolved another way: its
+`document_title` names the registry document (the titles the request gave are the registry's
+titles when the documents came from it), the edition in force at asked_at is that document's,
+and the cited text is found among its chunks (on the cited pages for a page citation). The
+evidence then says `resolution: "inferred"`, so a run can tell these from citations the API
+placed itself.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, get_args, get_origin
+
+from anthropic.types import TextCitation
+from rapidfuzz import fuzz
+
+from evals.data.registry import Registry
+from evals.text.normalize import normalize
+
+INFERRED = "inferred"  # Evidence.resolution of a citation placed by title and cited text
+TITLE_MATCH = 80  # rapidfuzz token_set_ratio at which a cited title names a registry document
+
+
+def _required_fields() -> dict[str, frozenset[str]]:
+    """Each SDK citation type's required fields, read from the SDK's own models."""
+    union = get_args(TextCitation)[0] if get_origin(TextCitation) is Annotated else TextCitation
+    out: dict[str, frozenset[str]] = {}
+    for model in get_args(union):
+        kind = get_args(model.model_fields["type"].annotation)[0]
+        out[kind] = frozenset(name for name, f in model.model_fields.items() if f.is_required())
+    return out
+
+
+_REQUIRED = _required_fields()
+# what a printed citation still has: without these it is not a citation at all
+_KEPT = frozenset({"type", "cited_text"})
+
+
+def is_cut(citation: Any, kinds: frozenset[str]) -> bool:
+    """A citation of one of `kinds` that lacks a field the SDK requires, but keeps its type and
+    cited text (the rest — document_index, offsets — was left out when it was logged)."""
+    if not isinstance(citation, dict) or citation.get("type") not in kinds:
+        return False
+    if not isinstance(citation.get("cited_text"), str):
+        return False
+    required = _REQUIRED.get(str(citation["type"]), frozenset())
+    return any(name not in citation for name in required - _KEPT)
+
+
+def document_by_title(registry: Registry, title: Any) -> tuple[str | None, str]:
+    """The registry document a cited `document_title` names: the one whose title is the same
+    once normalized, else the one best matching it at token_set_ratio ≥ 80 (a shortened or
+    extended title) if no other document matches it as well. (document_id, why not) ."""
+    if not isinstance(title, str) or not title.strip():
+        return None, "the citation gives no document_index and no document_title"
+    cited = normalize(title)
+    same = [d.document_id for d in registry.documents.values() if normalize(d.title) == cited]
+    if len(same) == 1:
+        return same[0], ""
+    if len(same) > 1:
+        return None, f"document_title {title!r} is the title of {len(same)} registry documents ({', '.join(same)})"
+    scored = sorted(
+        ((fuzz.token_set_ratio(cited, normalize(d.title)), d.document_id) for d in registry.documents.values()),
+        reverse=True,
+    )
+    if not scored or scored[0][0] < TITLE_MATCH:
+        return None, f"document_title {title!r} names no registry document"
+    if len(scored) > 1 and scored[1][0] == scored[0][0]:
+        return None, (f"document_title {title!r} matches {scored[0][1]} and {scored[1][1]} equally: "
+                      "give document_index and documents")
+    return scored[0][1], ""

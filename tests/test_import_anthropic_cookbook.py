@@ -1,0 +1,157 @@
+"""Claude's answers as the Anthropic cookbook prints them, imported against a registry ingested
+from the cookbook's own documents.
+
+tests/peers/anthropic_cookbook/ (source and MIT licence in its README.md) holds the "Raw
+response" outputs of misc/using_citations.ipynb verbatim — each citation cut down to `type`,
+`cited_text`, `document_title` and page numbers, no `document_index` — and the documents they
+cite. Before, such a log was refused whole (`document_index: Field required`, exit 2); now each
+citation is placed by its title and cited text and marked `resolution: inferred`.
+
+Expected places are read off the sources by hand: the document is the one the manifest gives
+the cited title, the chunk the one whose text holds the cited sentence.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cli import app
+
+COOKBOOK = Path(__file__).parent / "peers" / "anthropic_cookbook"
+runner = CliRunner()
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    ds = tmp_path_factory.mktemp("cookbook") / "ds"
+    ds.mkdir()
+    shutil.copy(COOKBOOK / "questions.jsonl", ds / "questions.jsonl")
+    result = runner.invoke(app, ["data", "ingest", str(COOKBOOK / "sources"), "--out", str(ds / "registry")])
+    assert result.exit_code == 0, result.output
+    return ds
+
+
+def _by_question(path: Path) -> dict[str, dict]:
+    return {row["question_id"]: row for row in _lines(path)}
+
+
+def _import(dataset: Path, logs: Path, out: Path) -> dict:
+    result = runner.invoke(app, ["data", "import", "anthropic", str(logs), "--dataset", str(dataset), "--out",
+                                 str(out), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def _run(dataset: Path, replay: Path, tmp: Path) -> Path:
+    result = runner.invoke(app, ["eval", str(dataset), "--backend", f"replay:{replay}", "--out", str(tmp / "runs"),
+                                 "--run-id", "r", "--report-out", str(tmp / "r.html")])
+    assert result.exit_code in (0, 1), result.output
+    return tmp / "runs" / "r"
+
+
+def _chunk_holding(dataset: Path, document_id: str, sentence: str) -> str:
+    """The one chunk of the document whose text holds the sentence (spaces collapsed)."""
+    wanted = " ".join(sentence.split())
+    found = [c["chunk_id"] for c in _lines(dataset / "registry" / "chunks.jsonl")
+             if c["document_id"] == document_id and wanted in " ".join(c["text"].split())]
+    assert len(found) == 1, (document_id, sentence, found)
+    return found[0]
+
+
+def _pdf_words_glued(dataset: Path) -> bool:
+    text = (dataset / "registry" / "texts" / "amazon-2023-shareholder-letter-v1.txt").read_text(encoding="utf-8")
+    return "DearShareholders" in text
+
+
+def test_printed_citations_import_and_resolve_by_title_and_text(dataset: Path, tmp_path: Path) -> None:
+    report = _import(dataset, COOKBOOK / "printed.jsonl", tmp_path / "replay.jsonl")
+    assert report["written"] == 4 and report["unmatched"] == []
+    assert report["inferred"] == 8  # 2 + 1 + 3 char / content-block citations, 2 page citations
+
+    run = _run(dataset, tmp_path / "replay.jsonl", tmp_path)
+    answers = {a["question_id"]: a for a in _lines(run / "answers.jsonl")}
+    tracking = _chunk_holding(dataset, "order-tracking-information",
+                              "Once your order ships, you'll receive an email with a tracking number.")
+    loyalty = _chunk_holding(dataset, "loyalty-program-details", "Points expire 12 months after they are earned.")
+    places = {q: [(e["document_id"], e.get("chunk_id"), e["resolution"]) for e in a["evidence"]]
+              for q, a in answers.items()}
+    # the plain-text answer's two sentences are both in the one paragraph of "Order Tracking Information"
+    assert places["plain-text"] == [("order-tracking-information", tracking, "inferred")] * 2
+    # the custom-content citation is the whole article: the same paragraph
+    assert places["custom-content"] == [("order-tracking-information", tracking, "inferred")]
+    assert places["context-field"] == [("loyalty-program-details", loyalty, "inferred")] * 3
+
+    rows = {r["question_id"]: r for r in _lines(run / "per_question.jsonl")}
+    for question_id in ("plain-text", "custom-content", "context-field"):
+        assert rows[question_id]["citation_validity"] == 1.0, question_id
+    codes = {(f["question_id"], f["code"]) for f in _lines(run / "findings.jsonl")}
+    assert not {c for c in codes if c[1] in ("UNRESOLVED_CHUNK", "CHUNK_TEXT_MISMATCH", "UNKNOWN_EVIDENCE_ID")
+                and c[0] != "pdf-highlighting"}
+
+
+def test_printed_page_citations_resolve_on_their_page(dataset: Path, tmp_path: Path) -> None:
+    if _pdf_words_glued(dataset):
+        pytest.skip("the PDF ingest drops this letter's word breaks (issue 30, first item): its cited "
+                    "sentences cannot be found until it keeps them")
+    _import(dataset, COOKBOOK / "printed.jsonl", tmp_path / "replay.jsonl")
+    run = _run(dataset, tmp_path / "replay.jsonl", tmp_path)
+    answers = {a["question_id"]: a for a in _lines(run / "answers.jsonl")}
+    evidence = answers["pdf-highlighting"]["evidence"]
+    assert [(e["citation_type"], e["page"], e["resolution"]) for e in evidence] == [("page_location", 1, "inferred")] * 2
+    assert all(e.get("chunk_id") for e in evidence)
+    scores = json.loads((run / "scores.json").read_text(encoding="utf-8"))
+    assert scores["metrics"]["citation_validity"]["value"] >= 0.90
+
+
+def test_a_title_no_registry_document_has_stays_unresolved_and_says_why(dataset: Path, tmp_path: Path) -> None:
+    line = _lines(COOKBOOK / "printed.jsonl")[2]  # context-field: three citations of "Loyalty Program Details"
+    line["content"][1]["citations"][0]["document_title"] = "Frequent Flyer Terms"
+    logs = tmp_path / "logs.jsonl"
+    logs.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    report = _import(dataset, logs, tmp_path / "replay.jsonl")
+    assert (report["inferred"], report["inferred_resolved"]) == (3, 2)
+    run = _run(dataset, tmp_path / "replay.jsonl", tmp_path)
+    first = _by_question(run / "answers.jsonl")["context-field"]["evidence"][0]
+    assert first["unresolved_reason"] == "document_title 'Frequent Flyer Terms' names no registry document"
+    assert first["resolution"] == "inferred" and "chunk_id" not in first
+    row = _by_question(run / "per_question.jsonl")["context-field"]
+    assert row["citation_validity"] == pytest.approx(2 / 3)
+
+
+def test_a_full_citation_logged_without_the_documents_mapping_is_placed_by_title(dataset: Path, tmp_path: Path) -> None:
+    """The API's own shape (document_index and offsets present) but the bot logged no `documents`:
+    documents[0] means nothing, so the title decides, as for a printed citation."""
+    body = "PetWorld offers a loyalty program where customers earn 1 point for every dollar spent. "
+    line = {"question_id": "context-field", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": "You earn a point per dollar.", "citations": [
+                {"type": "char_location", "cited_text": body, "document_index": 0, "document_title":
+                 "Loyalty Program Details", "start_char_index": 0, "end_char_index": len(body)}]}],
+            "stop_reason": "end_turn", "usage": {"input_tokens": 10, "output_tokens": 5}}
+    logs = tmp_path / "logs.jsonl"
+    logs.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    assert _import(dataset, logs, tmp_path / "replay.jsonl")["inferred_resolved"] == 1
+    run = _run(dataset, tmp_path / "replay.jsonl", tmp_path)
+    evidence = _by_question(run / "answers.jsonl")["context-field"]["evidence"]
+    loyalty = _chunk_holding(dataset, "loyalty-program-details", body)
+    assert [(e["chunk_id"], e["resolution"]) for e in evidence] == [(loyalty, "inferred")]
+
+
+def test_a_printed_citation_in_a_flat_log_is_attached_and_placed(dataset: Path, tmp_path: Path) -> None:
+    """A bot that logs the final text and the streamed citations flat, each as printed."""
+    printed = _lines(COOKBOOK / "printed.jsonl")[0]
+    text = "".join(block["text"] for block in printed["content"])
+    citations = [c for block in printed["content"] for c in block.get("citations", [])]
+    logs = tmp_path / "flat.jsonl"
+    logs.write_text(json.dumps({"question_id": "plain-text", "text": text, "citations": citations}) + "\n", "utf-8")
+    report = _import(dataset, logs, tmp_path / "replay.jsonl")
+    assert (report["inferred"], report["inferred_resolved"]) == (2, 2)
+    assert len(report["matcher_attached"]) == 1
