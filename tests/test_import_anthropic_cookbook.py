@@ -155,3 +155,19 @@ def test_a_printed_citation_in_a_flat_log_is_attached_and_placed(dataset: Path, 
     report = _import(dataset, logs, tmp_path / "replay.jsonl")
     assert (report["inferred"], report["inferred_resolved"]) == (2, 2)
     assert len(report["matcher_attached"]) == 1
+
+
+def test_a_cited_text_a_word_form_apart_is_placed_with_the_editions_own_text(dataset: Path, tmp_path: Path) -> None:
+    """"were earned" for the article's "are earned" (similarity 0.97 ≥ 0.95): the same passage;
+    "twelve" for "12" (0.92) is not taken for it."""
+    line = _lines(COOKBOOK / "printed.jsonl")[2]
+    line["content"][3]["citations"][0]["cited_text"] = "Points expire 12 months after they were earned. "
+    line["content"][5]["citations"][0]["cited_text"] = "You can check your point balance every twelve months."
+    logs = tmp_path / "logs.jsonl"
+    logs.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    assert _import(dataset, logs, tmp_path / "replay.jsonl")["inferred_resolved"] == 2
+    run = _run(dataset, tmp_path / "replay.jsonl", tmp_path)
+    evidence = _by_question(run / "answers.jsonl")["context-field"]["evidence"]
+    assert evidence[1]["text"] == "Points expire 12 months after they are earned."
+    assert evidence[1]["chunk_id"] == _chunk_holding(dataset, "loyalty-program-details", evidence[1]["text"])
+    assert "chunk_id" not in evidence[2] and evidence[2]["resolution"] == "inferred"

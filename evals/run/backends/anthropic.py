@@ -31,7 +31,7 @@ from rapidfuzz import fuzz
 
 from evals.contract.models import Answer, Chunk, Claim, ErrorInfo, Evidence, Usage
 from evals.data.registry import Registry
-from evals.run.backends.anthropic_inferred import INFERRED, TITLE_MATCH, document_by_title, is_cut
+from evals.run.backends.anthropic_inferred import INFERRED, TITLE_MATCH, document_by_title, is_cut, near_parts
 from evals.run.backends.prices import PriceTable
 from evals.text.normalize import ABBREVIATIONS, extract_numbers, normalize, normalize_with_map, split_sentences
 
@@ -560,16 +560,22 @@ class _Resolver:
             return self._unresolved(kind, text, reason_ or "no edition", document_id=document_id,
                                     resolution=INFERRED, quoted=True)
         chunks = self.registry.chunks_of(version_id)
-        if kind == "page_location" and any(c.page_start is not None for c in chunks):
-            found = self._pages(citation, document_id, version_id, text)
-        else:
-            located = _locate(text, chunks)
+        paged = kind == "page_location" and any(c.page_start is not None for c in chunks)
+        found = self._pages(citation, document_id, version_id, text) if paged else [
+            ({"citation_type": kind, "chunk_id": c.chunk_id, "document_id": document_id, "version_id": version_id,
+              "text": part}, True) for c, part in _locate(text, chunks) or []]
+        if not found or all("unresolved_reason" in fields for fields, _ in found):
+            first, end = _get(citation, "start_page_number"), _get(citation, "end_page_number")
+            pages = (first, max(first, (end if isinstance(end, int) else first + 1) - 1)) if (
+                paged and isinstance(first, int)) else None
+            near = near_parts(self.registry, version_id, text, pages)
             found = [({"citation_type": kind, "chunk_id": c.chunk_id, "document_id": document_id,
-                       "version_id": version_id, "text": part}, True) for c, part in located or []]
-            if not found:
-                found = self._unresolved(kind, text, f"no chunk of {version_id} holds the cited text",
-                                         document_id=document_id, version_id=version_id, quoted=True)
-        return [({**fields, "resolution": INFERRED}, quoted) for fields, quoted in found]
+                       "version_id": version_id, "text": part, "page": max(pages[0], c.page_start or pages[0])
+                       if pages else None}, True) for c, part in near] or found or self._unresolved(
+                kind, text, f"no chunk of {version_id} holds the cited text", document_id=document_id,
+                version_id=version_id, quoted=True)
+        return [({**{k: v for k, v in fields.items() if v is not None}, "resolution": INFERRED}, quoted)
+                for fields, quoted in found]
 
     def _ref_by_title(self, citation: Any) -> tuple[DocumentRef | None, str]:
         """(the document a cut citation names, where it was named) or (None, why not): the

@@ -19,6 +19,7 @@ from typing import Annotated, Any, get_args, get_origin
 from anthropic.types import TextCitation
 from rapidfuzz import fuzz
 
+from evals.contract.models import Chunk
 from evals.data.registry import Registry
 from evals.text.normalize import normalize
 
@@ -74,3 +75,35 @@ def document_by_title(registry: Registry, title: Any) -> tuple[str | None, str]:
         return None, (f"document_title {title!r} matches {scored[0][1]} and {scored[1][1]} equally: "
                       "give document_index and documents")
     return scored[0][1], ""
+
+
+NEAR = 0.95  # locate_quote similarity at which a cited text not found verbatim is still that passage
+
+
+def near_parts(
+    registry: Registry, version_id: str, text: str, pages: tuple[int, int] | None
+) -> list[tuple[Chunk, str]]:
+    """Where the edition holds `text` nearly verbatim (evals.quotes' locator, similarity ≥ 0.95:
+    a character or a word form apart), as (chunk, the edition's own text there)
+    for each chunk the span falls in — only chunks on `pages` (first, last) when given."""
+    from evals.quotes.locate import locate_quote  # the quote lab's locator, loaded only when needed
+
+    full = registry.text(version_id)
+    if not full or not text.strip():
+        return []
+    found = locate_quote(text, full, NEAR)
+    if found is None:
+        return []
+    parts: list[tuple[Chunk, str]] = []
+    for chunk in sorted(registry.chunks_of(version_id), key=lambda c: c.char_start or 0):
+        if chunk.char_start is None or chunk.char_end is None:
+            continue
+        if chunk.char_start >= found.end or chunk.char_end <= found.start:
+            continue
+        if pages is not None and chunk.page_start is not None and not (
+                chunk.page_start <= pages[1] and (chunk.page_end or chunk.page_start) >= pages[0]):
+            continue
+        part = full[max(found.start, chunk.char_start) : min(found.end, chunk.char_end)].strip()
+        if part:
+            parts.append((chunk, part))
+    return parts
