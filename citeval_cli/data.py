@@ -115,8 +115,25 @@ def _add_peer_import(kind: str, doc: str) -> None:
     import_app.command(kind)(handles_errors(command))
 
 
+@import_app.command("alce")
+@handles_errors
+def data_import_alce(
+    source: PeerFileArg, out: PeerOutOpt, answers: PeerAnswersOpt = None, force: PeerForceOpt = False,
+    at_most_citations: Annotated[int | None, typer.Option(
+        "--at-most-citations", help="Keep each claim's first N markers, as ALCE's eval.py --at_most_citations "
+        "(3 there); off by default, recorded in DATASET/import.json.")] = None,
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    from evals.importers import import_peer
+
+    report = import_peer("alce", source, out, answers=answers, force=force, at_most_citations=at_most_citations)
+    emit(output, report.to_json, report.summary, nl=True)
+
+
+data_import_alce.__doc__ = PEER_FORMATS["alce"]
 for _kind, _doc in PEER_FORMATS.items():
-    _add_peer_import(_kind, _doc)
+    if _kind != "alce":
+        _add_peer_import(_kind, _doc)
 
 
 @handles_errors
