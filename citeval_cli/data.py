@@ -154,3 +154,21 @@ def init(
 
     result = init_dataset(folder, from_markdown=from_markdown, force=force)
     emit(output, result.to_json, result.to_text)
+
+
+@data_app.command("peers")
+@handles_errors
+def data_peers(
+    run: Annotated[Path, typer.Argument(help="A scored run of an imported dataset's replay answers.")],
+    dataset: Annotated[Path | None, typer.Option(
+        "--dataset", help="The imported dataset (default: the one the run names).")] = None,
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    """The peer tool's own scores (RAGChecker, Ragas) beside citeval's for an imported dataset's run.
+
+    Example: citeval data peers runs/rc --format json
+    """
+    from evals.importers.peers import peer_table
+
+    table = peer_table(run, dataset)
+    emit(output, table.to_json, table.to_text)
