@@ -139,7 +139,15 @@ _BOUNDARY_LEADING = re.compile(
     r"(?P<end>[.!?…]+[\"'»”)\]]*)(?P<gap>\s+)"
     r"(?=(?:" + MARKER_PATTERN + r"\s*)*[\"«„(\[]?[A-ZА-ЯЁ0-9—–-])"
 )
-LEADING_MARKER = re.compile(r"\s*" + MARKER_PATTERN)
+_OPENING_MARKER = re.compile(r"\s*" + MARKER_PATTERN)
+
+
+def markers_lead(text: str) -> bool:
+    """Whether the text's markers stand before their sentences: it opens with a marker, as
+    ALCE's post_hoc_cite.py writes ("[3] One. [1] Two."). A text that opens with words keeps a
+    marker after a sentence's end with that sentence ("One. [3] Two [1]." is the common bot
+    style), which a mixed text could also mean, so only the opening decides."""
+    return bool(_OPENING_MARKER.match(text))
 _LIST_LINE = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*•–—]\s|\d+(?:\.\d+)*[.)]\s))")
 _NUMBERING_ONLY = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[a-zа-я]\))\s*$", re.IGNORECASE)
 _TOKEN_BEFORE = re.compile(r"([^\s.(«\"]+)\.*$")
