@@ -119,6 +119,7 @@ def test_at_most_citations_keeps_each_claims_first_markers_and_is_recorded(tmp_p
     assert manifest["options"] == {"at_most_citations": 2}
     answer = next(iter(_by_question(tmp_path / "capped" / "answers" / "alce.jsonl").values()))
     assert [c["evidence_ids"] for c in answer["claims"]] == [["1", "2"], ["2"]]
+    assert answer["raw"]["import_options"] == {"at_most_citations": 2}  # carried into every run of it
 
     _import(source, tmp_path / "plain")  # off by default: the scorer derives the claims with every marker
     manifest = json.loads((tmp_path / "plain" / "import.json").read_text(encoding="utf-8"))

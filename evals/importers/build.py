@@ -230,7 +230,7 @@ def write_dataset(
         Question(question_id=r.question_id, question=r.question, gold=_gold(r), tags=[f"import:{kind}"])
         for r in records
     ]
-    replay = _replay_answers(kind, records, placed, registry)
+    replay = _replay_answers(kind, records, placed, registry, options or {})
 
     with staged_folder(out, existing="replace") as staging:
         _write_registry(staging / "registry", documents, versions, chunks, texts)
@@ -282,7 +282,8 @@ def _check_records(kind: str, source: Path, records: Sequence[PeerRecord]) -> No
 
 
 def _replay_answers(
-    kind: str, records: Sequence[PeerRecord], placed: list[list[tuple[str, int]]], registry: _Registry
+    kind: str, records: Sequence[PeerRecord], placed: list[list[tuple[str, int]]], registry: _Registry,
+    options: dict[str, Any],
 ) -> list[Answer]:
     """The replay answers: each record's response with its passages as evidence (each placed in
     the registry as (document, position)); a record without a response has none."""
@@ -307,7 +308,9 @@ def _replay_answers(
                 answer_text=record.response,
                 claims=record.claims or [],
                 evidence=evidence,
-                raw={"imported_from": kind, "record": record.raw} if record.raw is not None else None,
+                # the import's options that change a result travel with each answer into the run
+                raw={"imported_from": kind, **({"import_options": options} if options else {}),
+                     "record": record.raw} if record.raw is not None else None,
             )
         )
     return replay
