@@ -171,3 +171,21 @@ def test_a_cited_text_a_word_form_apart_is_placed_with_the_editions_own_text(dat
     assert evidence[1]["text"] == "Points expire 12 months after they are earned."
     assert evidence[1]["chunk_id"] == _chunk_holding(dataset, "loyalty-program-details", evidence[1]["text"])
     assert "chunk_id" not in evidence[2] and evidence[2]["resolution"] == "inferred"
+
+
+def test_a_pretty_printed_json_file_as_the_notebook_prints_it_is_read_whole(dataset: Path, tmp_path: Path) -> None:
+    """The notebook prints each response as indented JSON: saved as a .json file (one response, or a
+    list of them) with the question beside it, it is read as one document, not line by line."""
+    printed = _lines(COOKBOOK / "printed.jsonl")
+    questions = _by_question(COOKBOOK / "questions.jsonl")
+    one = {"question": questions["context-field"]["question"],
+           **{k: v for k, v in printed[2].items() if k != "question_id"}}
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "loyalty.json").write_text(json.dumps(one, indent=2), encoding="utf-8")
+    report = _import(dataset, tmp_path / "one", tmp_path / "one.jsonl")
+    assert report["written"] == 1 and report["matched_by_text"] == 1 and report["inferred_resolved"] == 3
+    assert report["lines"][0]["source"].endswith("loyalty.json:1")
+    (tmp_path / "many.json").write_text(json.dumps(printed[:3], indent=2), encoding="utf-8")
+    report = _import(dataset, tmp_path / "many.json", tmp_path / "many.jsonl")
+    assert [line["source"].rsplit(":", 1)[1] for line in report["lines"]] == ["1", "2", "3"]
+    assert (report["inferred"], report["inferred_resolved"]) == (6, 6)

@@ -22,7 +22,7 @@ in the report, never dropped silently. The replay file keeps the lines in the AP
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -42,7 +42,8 @@ from evals.run.backends.anthropic import (
 from evals.run.backends.anthropic_inferred import INFERRED
 from evals.run.backends.prices import PriceTable
 from evals.store.atomic import write_lines
-from evals.store.jsonl import iter_json_lines, load_questions
+from evals.store.jsonl import iter_json_lines, load_questions, read_json
+from evals.store.reading import read_file_text
 from evals.text.normalize import normalize, split_sentences
 
 FLAT_TEXT_KEYS = ("text", "answer_text", "final_text", "answer")
@@ -236,7 +237,7 @@ def import_anthropic_logs(
     if not files:
         raise UsageError("no log files (*.jsonl, *.json) found")
     for path in files:
-        for lineno, obj in iter_json_lines(path):
+        for lineno, obj in _log_objects(path):
             entry = LogLine(source=f"{path}:{lineno}")
             try:
                 shape = _shape(obj)
@@ -274,6 +275,34 @@ def import_anthropic_logs(
             report.written.append(entry)
     _write_lines(Path(out), lines)
     return report
+
+
+def _log_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """A log file's objects with their line numbers: JSON lines; a `.json` file holding one
+    pretty-printed response (as a notebook prints it) or a list of them is read whole instead,
+    each object numbered by the line it starts on (its position in a list: 1, 2, …)."""
+    if path.suffix == ".json":
+        head = read_file_text(path).lstrip()[:1]
+        if head == "[" or (head == "{" and not _single_line_objects(path)):
+            doc = read_json(path)
+            items = doc if isinstance(doc, list) else [doc]
+            for n, item in enumerate(items, start=1):
+                if not isinstance(item, dict):
+                    raise DataError(path, None, f"item {n}: expected a JSON object, got {type(item).__name__}")
+                yield n, item
+            return
+    yield from iter_json_lines(path)
+
+
+def _single_line_objects(path: Path) -> bool:
+    """Whether the file's first non-blank line is a whole JSON object (JSON lines named .json)."""
+    for line in read_file_text(path).splitlines():
+        if line.strip():
+            try:
+                return isinstance(json.loads(line), dict)
+            except ValueError:
+                return False
+    return False
 
 
 def _match(
