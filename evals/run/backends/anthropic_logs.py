@@ -43,7 +43,7 @@ from evals.run.backends.anthropic_inferred import INFERRED
 from evals.run.backends.prices import PriceTable
 from evals.store.atomic import write_lines
 from evals.store.jsonl import iter_json_lines, load_questions, read_json
-from evals.store.reading import read_file_text
+from evals.store.reading import iter_lines
 from evals.text.normalize import normalize, split_sentences
 
 FLAT_TEXT_KEYS = ("text", "answer_text", "final_text", "answer")
@@ -280,29 +280,28 @@ def import_anthropic_logs(
 def _log_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """A log file's objects with their line numbers: JSON lines; a `.json` file holding one
     pretty-printed response (as a notebook prints it) or a list of them is read whole instead,
-    each object numbered by the line it starts on (its position in a list: 1, 2, …)."""
-    if path.suffix == ".json":
-        head = read_file_text(path).lstrip()[:1]
-        if head == "[" or (head == "{" and not _single_line_objects(path)):
-            doc = read_json(path)
-            items = doc if isinstance(doc, list) else [doc]
-            for n, item in enumerate(items, start=1):
-                if not isinstance(item, dict):
-                    raise DataError(path, None, f"item {n}: expected a JSON object, got {type(item).__name__}")
-                yield n, item
-            return
+    each object numbered by its place in the file (1 for a single response)."""
+    if path.suffix == ".json" and not _first_line_is_an_object(path):
+        doc = read_json(path)
+        items = doc if isinstance(doc, list) else [doc]
+        for n, item in enumerate(items, start=1):
+            if not isinstance(item, dict):
+                raise DataError(path, None, f"item {n}: expected a JSON object, got {type(item).__name__}")
+            yield n, item
+        return
     yield from iter_json_lines(path)
 
 
-def _single_line_objects(path: Path) -> bool:
-    """Whether the file's first non-blank line is a whole JSON object (JSON lines named .json)."""
-    for line in read_file_text(path).splitlines():
+def _first_line_is_an_object(path: Path) -> bool:
+    """Whether the file's first non-blank line is a whole JSON object (JSON lines named .json);
+    only that line is read."""
+    for _, line, _ in iter_lines(path):
         if line.strip():
             try:
                 return isinstance(json.loads(line), dict)
             except ValueError:
                 return False
-    return False
+    return True  # an empty file: no lines either way
 
 
 def _match(
