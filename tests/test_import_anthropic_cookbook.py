@@ -112,19 +112,47 @@ def test_printed_page_citations_resolve_on_their_page(dataset: Path, tmp_path: P
     assert scores["metrics"]["citation_validity"]["value"] >= 0.90
 
 
-def test_a_title_no_registry_document_has_stays_unresolved_and_says_why(dataset: Path, tmp_path: Path) -> None:
+def test_a_title_no_registry_document_has_is_placed_by_its_text_alone(dataset: Path, tmp_path: Path) -> None:
+    """A title the registry does not know (or none): the one document holding the cited text is
+    the one cited; a text no document holds stays unresolved and says why."""
     line = _lines(COOKBOOK / "printed.jsonl")[2]  # context-field: three citations of "Loyalty Program Details"
     line["content"][1]["citations"][0]["document_title"] = "Frequent Flyer Terms"
+    line["content"][3]["citations"][0]["document_title"] = None
+    line["content"][5]["citations"][0].update(document_title="Frequent Flyer Terms",
+                                              cited_text="Miles never expire while the account is open.")
     logs = tmp_path / "logs.jsonl"
     logs.write_text(json.dumps(line) + "\n", encoding="utf-8")
     report = _import(dataset, logs, tmp_path / "replay.jsonl")
     assert (report["inferred"], report["inferred_resolved"]) == (3, 2)
     run = _run(dataset, tmp_path / "replay.jsonl", tmp_path)
-    first = _by_question(run / "answers.jsonl")["context-field"]["evidence"][0]
-    assert first["unresolved_reason"] == "document_title 'Frequent Flyer Terms' names no registry document"
-    assert first["resolution"] == "inferred" and "chunk_id" not in first
+    evidence = _by_question(run / "answers.jsonl")["context-field"]["evidence"]
+    assert [e.get("document_id") for e in evidence[:2]] == ["loyalty-program-details"] * 2
+    assert evidence[2]["unresolved_reason"] == ("document_title 'Frequent Flyer Terms' names no registry document, "
+                                                "and no single registry document holds the cited text")
+    assert evidence[2]["resolution"] == "inferred" and "chunk_id" not in evidence[2]
     row = _by_question(run / "per_question.jsonl")["context-field"]
     assert row["citation_validity"] == pytest.approx(2 / 3)
+
+
+def test_a_title_of_two_documents_is_told_apart_by_the_cited_text(dataset: Path, tmp_path: Path) -> None:
+    """Two registry documents of one title: the cited text picks the one that holds it."""
+    ds = tmp_path / "ds"
+    shutil.copytree(dataset, ds)
+    documents = _lines(ds / "registry" / "documents.jsonl")
+    for d in documents:
+        if d["document_id"] in ("loyalty-program-details", "rewards-program-points-system"):
+            d["title"] = "Rewards"
+    (ds / "registry" / "documents.jsonl").write_text("".join(json.dumps(d) + "\n" for d in documents), "utf-8")
+    line = _lines(COOKBOOK / "printed.jsonl")[2]
+    for block in line["content"]:
+        for citation in block.get("citations", []):
+            citation["document_title"] = "Rewards"
+    logs = tmp_path / "logs.jsonl"
+    logs.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    assert _import(ds, logs, tmp_path / "replay.jsonl")["inferred_resolved"] == 3
+    run = _run(ds, tmp_path / "replay.jsonl", tmp_path)
+    evidence = _by_question(run / "answers.jsonl")["context-field"]["evidence"]
+    assert {e["document_id"] for e in evidence} == {"loyalty-program-details"}
 
 
 def test_a_full_citation_logged_without_the_documents_mapping_is_placed_by_title(dataset: Path, tmp_path: Path) -> None:

@@ -31,7 +31,15 @@ from rapidfuzz import fuzz
 
 from evals.contract.models import Answer, Chunk, Claim, ErrorInfo, Evidence, Usage
 from evals.data.registry import Registry
-from evals.run.backends.anthropic_inferred import INFERRED, TITLE_MATCH, document_by_title, is_cut, near_parts
+from evals.run.backends.anthropic_inferred import (
+    INFERRED,
+    TITLE_MATCH,
+    document_by_text,
+    document_by_title,
+    is_cut,
+    near_parts,
+    titled,
+)
 from evals.run.backends.prices import PriceTable
 from evals.text.normalize import ABBREVIATIONS, extract_numbers, normalize, normalize_with_map, split_sentences
 
@@ -580,20 +588,28 @@ class _Resolver:
     def _ref_by_title(self, citation: Any) -> tuple[DocumentRef | None, str]:
         """(the document a cut citation names, where it was named) or (None, why not): the
         line's documents[document_index] if it has one, the line's documents entry of that
-        title, else the registry document of that title."""
+        title, else the registry document of that title, else the one registry document holding
+        the cited text."""
         index, title = _get(citation, "document_index"), _get(citation, "document_title")
         refs = self.line.documents
         if isinstance(index, int) and 0 <= index < len(refs) and (refs[index].document_id or refs[index].version_id):
             return refs[index], f"documents[{index}]"
         if isinstance(title, str) and title.strip():
-            titled = [r for r in refs if r.title and normalize(r.title) == normalize(title)
-                      and (r.document_id or r.version_id)]
-            if len(titled) == 1:
-                return titled[0], "documents (by title)"
+            sent = [r for r in refs if r.title and normalize(r.title) == normalize(title)
+                    and (r.document_id or r.version_id)]
+            if len(sent) == 1:
+                return sent[0], "documents (by title)"
         document_id, reason = document_by_title(self.registry, title)
-        if document_id is None:
-            return None, reason
-        return DocumentRef(document_id=document_id), "document_title"
+        if document_id is not None:
+            return DocumentRef(document_id=document_id), "document_title"
+        # no title, a title of several documents, or one the registry does not know: the cited text
+        # names the document when exactly one (of those titled so) holds it
+        same = titled(self.registry, title)
+        text = clean_cited_text(_get(citation, "cited_text") or "")
+        document_id = document_by_text(self.registry, text, self.asked_at, same if len(same) > 1 else None)
+        if document_id is not None:
+            return DocumentRef(document_id=document_id), "cited_text"
+        return None, f"{reason}, and no single registry document holds the cited text"
 
     def _source_ref(self, source: Any) -> DocumentRef | None:
         """A search result's `source` that is a registry chunk, edition or document id."""

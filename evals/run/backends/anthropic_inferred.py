@@ -14,6 +14,8 @@ placed itself.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
 from typing import Annotated, Any, get_args, get_origin
 
 from anthropic.types import TextCitation
@@ -53,6 +55,14 @@ def is_cut(citation: Any, kinds: frozenset[str]) -> bool:
     return any(name not in citation for name in required - _KEPT)
 
 
+def titled(registry: Registry, title: Any) -> list[str]:
+    """The registry documents whose title is `title` once normalized."""
+    if not isinstance(title, str) or not title.strip():
+        return []
+    cited = normalize(title)
+    return [d.document_id for d in registry.documents.values() if normalize(d.title) == cited]
+
+
 def document_by_title(registry: Registry, title: Any) -> tuple[str | None, str]:
     """The registry document a cited `document_title` names: the one whose title is the same
     once normalized, else the one best matching it at token_set_ratio ≥ 80 (a shortened or
@@ -77,6 +87,7 @@ def document_by_title(registry: Registry, title: Any) -> tuple[str | None, str]:
     return scored[0][1], ""
 
 
+MIN_TEXT = 20  # normalized characters a cited text needs to name its document alone
 NEAR = 0.95  # locate_quote similarity at which a cited text not found verbatim is still that passage
 
 
@@ -107,3 +118,27 @@ def near_parts(
         if part:
             parts.append((chunk, part))
     return parts
+
+
+def document_by_text(
+    registry: Registry, text: str, asked_at: datetime, among: Sequence[str] | None = None
+) -> str | None:
+    """The one registry document (of `among`, else any) whose edition in force at asked_at holds
+    `text` verbatim once normalized; None when none does or several do. For a cut citation whose
+    title names no registry document (or several): the API's cited_text is always text of a
+    document the request sent."""
+    needle = normalize(text)
+    if len(needle) < MIN_TEXT:
+        return None
+    found: list[str] = []
+    for document_id in among if among is not None else list(registry.documents):
+        edition = registry.active_edition(document_id, asked_at)
+        if edition is None:
+            continue
+        full = registry.text(edition.version_id)
+        texts = [full] if full else [c.text for c in registry.chunks_of(edition.version_id)]
+        if any(needle in normalize(t) for t in texts):
+            found.append(document_id)
+            if len(found) > 1:
+                return None
+    return found[0] if found else None
