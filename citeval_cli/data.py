@@ -134,8 +134,25 @@ def _add_peer_import(kind: str, doc: str) -> None:
     import_app.command(kind)(handles_errors(command))
 
 
+@import_app.command("alce")
+@handles_errors
+def data_import_alce(
+    source: PeerFileArg, out: PeerOutOpt, answers: PeerAnswersOpt = None, force: PeerForceOpt = False,
+    at_most_citations: Annotated[int | None, typer.Option(
+        "--at-most-citations", help="Keep each claim's first N markers, as ALCE's eval.py --at_most_citations "
+        "(3 there); off by default, recorded in DATASET/import.json.")] = None,
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    from evals.importers import import_peer
+
+    report = import_peer("alce", source, out, answers=answers, force=force, at_most_citations=at_most_citations)
+    emit(output, report.to_json, report.summary, nl=True)
+
+
+data_import_alce.__doc__ = PEER_FORMATS["alce"]
 for _kind, _doc in PEER_FORMATS.items():
-    _add_peer_import(_kind, _doc)
+    if _kind != "alce":
+        _add_peer_import(_kind, _doc)
 
 
 @handles_errors
@@ -156,3 +173,21 @@ def init(
 
     result = init_dataset(folder, from_markdown=from_markdown, force=force)
     emit(output, result.to_json, result.to_text)
+
+
+@data_app.command("peers")
+@handles_errors
+def data_peers(
+    run: Annotated[Path, typer.Argument(help="A scored run of an imported dataset's replay answers.")],
+    dataset: Annotated[Path | None, typer.Option(
+        "--dataset", help="The imported dataset (default: the one the run names).")] = None,
+    output: FormatOpt = OutputFormat.text,
+) -> None:
+    """The peer tool's own scores (RAGChecker, Ragas) beside citeval's for an imported dataset's run.
+
+    Example: citeval data peers runs/rc --format json
+    """
+    from evals.importers.peers import peer_table
+
+    table = peer_table(run, dataset)
+    emit(output, table.to_json, table.to_text)

@@ -14,7 +14,10 @@ citeval needs a registry, so one is built from the passages themselves:
 - the questions, with gold where the format has it;
 - the answers as a replay file: each retrieved passage becomes evidence `"1"`, `"2"`, … in
   retrieval order (naming its chunk and carrying its text), so a marker `[1]` reaches the
-  first passage, as in ALCE's prompts.
+  first passage, as in ALCE's prompts;
+- `import.json`: what was imported and how (the format, the file, the options that change a
+  result such as ALCE's at_most_citations, the notes) and the peer tool's own scores found in
+  the file (per question and over the file), for `citeval data peers` to set beside citeval's.
 
 The dataset is written into a staging folder, validated there, and moved into place only when
 it validates: nothing is half-written.
@@ -23,6 +26,7 @@ it validates: nothing is half-written.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,12 +34,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from evals.contract.models import Answer, Chunk, Document, Evidence, Gold, Question, Version
+from evals.contract.models import Answer, Chunk, Claim, Document, Evidence, Gold, Question, Version
 from evals.data.registry import default_chunk_id, sha256_text
 from evals.errors import DataError, UsageError
 from evals.store.atomic import staged_folder, write_text_atomic
 from evals.store.jsonl import write_jsonl_atomic
 
+IMPORT_MANIFEST = "import.json"
 EDITION_FROM = datetime(1970, 1, 1, tzinfo=timezone.utc)  # no date in the peer formats: in force for any asked_at
 PASSAGE_SEPARATOR = "\n\n"
 
@@ -60,6 +65,8 @@ class PeerRecord:
     gold: dict[str, Any] | None = None
     where: str = ""  # "file: data[3]" for messages
     raw: dict[str, Any] | None = None
+    claims: list[Claim] | None = None  # claims as the peer scores them, when not the answer's sentences
+    peer_scores: dict[str, float] | None = None  # the peer tool's own metrics for this question
 
 
 @dataclass
@@ -202,8 +209,11 @@ def write_dataset(
     answers: Path | str | None = None,
     *,
     force: bool = False,
+    options: dict[str, Any] | None = None,
+    notes: Sequence[str] = (),
+    peer_overall: dict[str, Any] | None = None,
 ) -> ImportReport:
-    """Write DATASET (registry, questions.jsonl) and the replay file from peer records."""
+    """Write DATASET (registry, questions.jsonl, import.json) and the replay file from peer records."""
     from evals.data.validate import DatasetNotValid, validate_dataset
 
     out = Path(out)
@@ -220,11 +230,13 @@ def write_dataset(
         Question(question_id=r.question_id, question=r.question, gold=_gold(r), tags=[f"import:{kind}"])
         for r in records
     ]
-    replay = _replay_answers(kind, records, placed, registry)
+    replay = _replay_answers(kind, records, placed, registry, options or {})
 
     with staged_folder(out, existing="replace") as staging:
         _write_registry(staging / "registry", documents, versions, chunks, texts)
         write_jsonl_atomic(staging / "questions.jsonl", questions)
+        manifest = import_manifest(kind, source, records, options or {}, notes, peer_overall)
+        write_text_atomic(staging / IMPORT_MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=2) + "\n")
         if inside:
             staged_answers = staging / answers_path.resolve().relative_to(out.resolve())
             staged_answers.parent.mkdir(parents=True, exist_ok=True)
@@ -238,7 +250,23 @@ def write_dataset(
         write_jsonl_atomic(answers_path, replay)
     report = ImportReport(kind, source, out, answers_path, len(questions), len(documents), len(chunks), len(replay))
     report.with_gold = sum(q.gold is not None for q in questions)
+    report.notes.extend(notes)
     return report
+
+
+def import_manifest(
+    kind: str, source: Path, records: Sequence[PeerRecord], options: dict[str, Any], notes: Sequence[str],
+    peer_overall: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """DATASET/import.json: the import's format, file, options and notes, and the peer's own scores."""
+    per_question = {r.question_id: r.peer_scores for r in records if r.peer_scores}
+    return {
+        "kind": kind,
+        "source": source.name,
+        "options": options,
+        "notes": list(notes),
+        "peer_scores": {"overall": peer_overall or {}, "questions": per_question},
+    }
 
 
 def _check_records(kind: str, source: Path, records: Sequence[PeerRecord]) -> None:
@@ -254,7 +282,8 @@ def _check_records(kind: str, source: Path, records: Sequence[PeerRecord]) -> No
 
 
 def _replay_answers(
-    kind: str, records: Sequence[PeerRecord], placed: list[list[tuple[str, int]]], registry: _Registry
+    kind: str, records: Sequence[PeerRecord], placed: list[list[tuple[str, int]]], registry: _Registry,
+    options: dict[str, Any],
 ) -> list[Answer]:
     """The replay answers: each record's response with its passages as evidence (each placed in
     the registry as (document, position)); a record without a response has none."""
@@ -277,8 +306,11 @@ def _replay_answers(
                 question_id=record.question_id,
                 status="answered",
                 answer_text=record.response,
+                claims=record.claims or [],
                 evidence=evidence,
-                raw={"imported_from": kind, "record": record.raw} if record.raw is not None else None,
+                # the import's options that change a result travel with each answer into the run
+                raw={"imported_from": kind, **({"import_options": options} if options else {}),
+                     "record": record.raw} if record.raw is not None else None,
             )
         )
     return replay

@@ -7,6 +7,12 @@ line), `to_csv` (lists written as Python literals, e.g. `['…', '…']`) or as 
 ragas's own schema (`EvaluationDataset.from_list`, which validates each sample); otherwise the
 same fields are read by hand. Ragas samples carry no id: a row's `question_id` (or `id`) is used
 when the file has one, else `ragas-<n>`.
+
+A file written from ragas's `evaluate()` result (`result.to_pandas()` saved as CSV or JSON
+lines) also holds its metric columns (faithfulness, answer_relevancy, context_precision, …):
+every numeric column that is not a sample field is taken for one and kept in
+DATASET/import.json as the peer's own score of that question (a NaN — a metric ragas could
+not compute — is left out and counted in the notes).
 """
 
 from __future__ import annotations
@@ -30,6 +36,33 @@ ID_COLUMNS = ("question_id", "id", "sample_id")
 # ragas v0.1 column names (a HuggingFace Dataset) → v0.2 names, as ragas.utils.REQUIRED_COLS_v1 maps them
 V1_COLUMNS = {"question": "user_input", "contexts": "retrieved_contexts", "answer": "response",
               "ground_truth": "reference"}
+
+
+# SingleTurnSample's fields and the testset generator's columns: never a metric
+SAMPLE_COLUMNS = frozenset({"user_input", "retrieved_contexts", "reference_contexts", "retrieved_context_ids",
+                            "reference_context_ids", "response", "multi_responses", "reference", "rubrics",
+                            "persona_name", "query_style", "query_length", "synthesizer_name", *V1_COLUMNS})
+
+
+def metric_columns(row: dict[str, Any]) -> tuple[dict[str, float], int]:
+    """(the row's numeric columns that are not sample fields or ids, how many were NaN)."""
+    scores: dict[str, float] = {}
+    nan = 0
+    for key, value in row.items():
+        if key in SAMPLE_COLUMNS or key in ID_COLUMNS or isinstance(value, bool):
+            continue
+        if isinstance(value, str):
+            try:
+                value = float(value)
+            except ValueError:
+                continue
+        if not isinstance(value, (int, float)):
+            continue
+        if value != value or value in (float("inf"), float("-inf")):
+            nan += 1
+            continue
+        scores[str(key)] = float(value)
+    return scores, nan
 
 
 def ragas_available() -> bool:
@@ -145,6 +178,7 @@ def read_ragas(path: Path | str, *, use_ragas: bool | None = None) -> tuple[list
         notes.append(f"{sum(v1)} row(s) in ragas v0.1 columns (question, contexts, answer, ground_truth), "
                      "read as user_input, retrieved_contexts, response, reference")
     records = []
+    nan = 0
     for n, ((where, row), sample) in enumerate(zip(rows, samples, strict=True)):
         question = sample.get("user_input")
         if not isinstance(question, str) or not question.strip():
@@ -162,5 +196,13 @@ def read_ragas(path: Path | str, *, use_ragas: bool | None = None) -> tuple[list
         if sample.get("reference_contexts"):
             gold["reference_contexts"] = sample["reference_contexts"]
         raw = {k: v for k, v in sample.items() if k not in ("retrieved_contexts",) and v is not None}
-        records.append(PeerRecord(question_id, question, sample.get("response"), passages, gold or None, where, raw))
+        record = PeerRecord(question_id, question, sample.get("response"), passages, gold or None, where, raw)
+        scores, missing = metric_columns(row) if isinstance(row, dict) else ({}, 0)
+        record.peer_scores, nan = scores or None, nan + missing
+        records.append(record)
+    scored = sum(r.peer_scores is not None for r in records)
+    if scored:
+        names = sorted({k for r in records for k in r.peer_scores or {}})
+        notes.append(f"ragas metric columns kept for {scored} sample(s) in import.json: {', '.join(names)}"
+                     + (f" ({nan} NaN value(s) left out)" if nan else ""))
     return records, notes

@@ -18,7 +18,14 @@ from evals.score.facts import GOLD_BASIS, AnswerCheck, ClaimCheck, MarkerCheck
 from evals.score.gold import cited_place, gold_evidence_reached, gold_place, misplaced_markers
 from evals.score.joint import missing_in_union
 from evals.score.keyfacts import stated_facts
-from evals.text.normalize import MARKER_IDS, extract_numbers, normalize, split_sentences, strip_markers
+from evals.text.normalize import (
+    MARKER_IDS,
+    extract_numbers,
+    markers_lead,
+    normalize,
+    split_sentences,
+    strip_markers,
+)
 from evals.text.tokens import is_stopword, words
 
 _MARKER = re.compile(r"\s*\[\s*(" + MARKER_IDS + r")\s*\]")
@@ -31,9 +38,10 @@ QUALITY_CODES = frozenset({"SHOULD_HAVE_ABSTAINED", "UNNEEDED_ABSTENTION", "BACK
 
 def derive_claims(answer_text: str) -> list[Claim]:
     """Claims of an answer that has none: its sentences, each owning the markers in it
-    (a marker after closing punctuation belongs to the sentence before it)."""
+    (a marker after closing punctuation belongs to the sentence before it — unless the answer's
+    markers lead their sentences, "[1] One. [2] Two.": normalize.markers_lead)."""
     claims: list[Claim] = []
-    for sentence in split_sentences(answer_text):
+    for sentence in split_sentences(answer_text, leading_markers=markers_lead(answer_text)):
         ids: list[str] = []
         for match in _MARKER.finditer(sentence.text):
             for token in _MARKER_ID.findall(match.group(1)):

@@ -133,6 +133,21 @@ _BOUNDARY = re.compile(
     r"(?P<end>[.!?…]+[\"'»”)\]]*(?:\s*" + MARKER_PATTERN + r")*)(?P<gap>\s+)"
     r"(?!" + MARKER_PATTERN + r")(?=[\"«„(\[]?[A-ZА-ЯЁ0-9—–-])"  # a marker never starts a sentence
 )
+# Markers that lead their sentence ("[1] Sentence one. [2] Sentence two.", as ALCE's
+# post_hoc_cite.py writes them): the marker after a sentence's end starts the next one.
+_BOUNDARY_LEADING = re.compile(
+    r"(?P<end>[.!?…]+[\"'»”)\]]*)(?P<gap>\s+)"
+    r"(?=(?:" + MARKER_PATTERN + r"\s*)*[\"«„(\[]?[A-ZА-ЯЁ0-9—–-])"
+)
+_OPENING_MARKER = re.compile(r"\s*" + MARKER_PATTERN)
+
+
+def markers_lead(text: str) -> bool:
+    """Whether the text's markers stand before their sentences: it opens with a marker, as
+    ALCE's post_hoc_cite.py writes ("[3] One. [1] Two."). A text that opens with words keeps a
+    marker after a sentence's end with that sentence ("One. [3] Two [1]." is the common bot
+    style), which a mixed text could also mean, so only the opening decides."""
+    return bool(_OPENING_MARKER.match(text))
 _LIST_LINE = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*•–—]\s|\d+(?:\.\d+)*[.)]\s))")
 _NUMBERING_ONLY = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[a-zа-я]\))\s*$", re.IGNORECASE)
 _TOKEN_BEFORE = re.compile(r"([^\s.(«\"]+)\.*$")
@@ -156,16 +171,17 @@ def _ends_with_abbreviation(prefix: str) -> bool:
     return (len(token) == 1 and token.isalpha() and token.isupper()) or bool(re.fullmatch(r"(?:\w\.)+\w", token))
 
 
-def split_sentences(text: str) -> list[Sentence]:
+def split_sentences(text: str, *, leading_markers: bool = False) -> list[Sentence]:
     """Sentences with their spans. Knows Russian abbreviations ("т. е.", "ст. 5", "п. 3.1",
-    "№ 1019"), keeps a citation marker after closing punctuation with its sentence, and
-    breaks at blank lines and list items."""
+    "№ 1019"), keeps a citation marker after closing punctuation with its sentence (with
+    `leading_markers`, with the sentence it precedes), and breaks at blank lines and list items."""
     sentences: list[Sentence] = []
+    boundary = _BOUNDARY_LEADING if leading_markers else _BOUNDARY
     block_starts = [0] + [m.end() for m in _LIST_LINE.finditer(text)]
     block_ends = [m.start() for m in _LIST_LINE.finditer(text)] + [len(text)]
     for b_start, b_end in zip(block_starts, block_ends, strict=True):
         start = b_start
-        for match in _BOUNDARY.finditer(text, b_start, b_end):
+        for match in boundary.finditer(text, b_start, b_end):
             end = match.end("end")
             candidate = text[start:end]
             before_period = text[start : match.start("end")]

@@ -31,6 +31,15 @@ from rapidfuzz import fuzz
 
 from evals.contract.models import Answer, Chunk, Claim, ErrorInfo, Evidence, Usage
 from evals.data.registry import Registry
+from evals.run.backends.anthropic_inferred import (
+    INFERRED,
+    TITLE_MATCH,
+    document_by_text,
+    document_by_title,
+    is_cut,
+    near_parts,
+    titled,
+)
 from evals.run.backends.prices import PriceTable
 from evals.text.normalize import ABBREVIATIONS, extract_numbers, normalize, normalize_with_map, split_sentences
 
@@ -69,7 +78,6 @@ CITEVAL_KEYS = frozenset(
     }
 )
 DOCUMENT_CITATIONS = ("char_location", "page_location", "content_block_location")
-TITLE_MATCH = 80  # rapidfuzz token_set_ratio at which a cited title names the registry document
 
 # Texts that only decline (an uncited answer made only of such sentences is an abstention).
 DEFAULT_REFUSAL_PATTERNS: tuple[str, ...] = (
@@ -212,7 +220,9 @@ def _validate_message(body: dict[str, Any]) -> tuple[Message, SetAside]:
     and returned, so it is carried along instead of rejecting the line, as the SDK's own client
     (which builds responses without validating them) would: content blocks of a newer type,
     citations of a type citeval cannot map (they end up unresolved with the type named), usage
-    fields beyond the token counts (server_tool_use, cache_creation, …) and a newer stop_reason."""
+    fields beyond the token counts (server_tool_use, cache_creation, …) and a newer stop_reason.
+    A document citation cut down to type, cited_text and document_title (as printed, see
+    anthropic_inferred) is set aside too, and resolved by its title and text."""
     aside = SetAside()
     content = body.get("content")
     if isinstance(content, list):
@@ -223,12 +233,10 @@ def _validate_message(body: dict[str, Any]) -> tuple[Message, SetAside]:
                 aside.blocks.append((b, block))
                 continue
             citations = block.get("citations") if isinstance(block, dict) else None
-            if isinstance(citations, list) and any(
-                isinstance(c, dict) and c.get("type") not in RESOLVABLE_CITATIONS for c in citations
-            ):
+            if isinstance(citations, list) and any(_set_aside(c) for c in citations):
                 kept = []
                 for c_index, citation in enumerate(citations):
-                    if isinstance(citation, dict) and citation.get("type") not in RESOLVABLE_CITATIONS:
+                    if _set_aside(citation):
                         aside.citations.append((len(blocks), c_index, citation))
                     else:
                         kept.append(citation)
@@ -250,6 +258,13 @@ def _validate_message(body: dict[str, Any]) -> tuple[Message, SetAside]:
         where = ".".join(str(p) for p in err["loc"]) or "response"
         raise AnthropicFormatError(f"{where}: {err['msg']}") from None
     return message, aside
+
+
+def _set_aside(citation: Any) -> bool:
+    """A citation the SDK's types cannot hold: a type citeval cannot map, or one cut down as printed."""
+    if not isinstance(citation, dict):
+        return False
+    return citation.get("type") not in RESOLVABLE_CITATIONS or is_cut(citation, frozenset(DOCUMENT_CITATIONS))
 
 
 _RAW_EVENTS = frozenset(
@@ -473,7 +488,7 @@ class _Resolver:
             _get(citation, k)
             for k in ("type", "document_index", "search_result_index", "start_char_index", "end_char_index",
                       "start_page_number", "end_page_number", "start_block_index", "end_block_index", "url",
-                      "cited_text")
+                      "cited_text", "document_title")
         )
         if key not in self._seen:
             parts: list[tuple[str, str | None]] = []
@@ -506,6 +521,10 @@ class _Resolver:
             extra = {"url": _get(citation, "url"), "title": _get(citation, "title")}
             return self._unresolved(kind, text, f"a {kind} citation: citeval cannot map it to the registry", **extra)
         where = f"{label}[{index}]"
+        if kind in DOCUMENT_CITATIONS and (is_cut(citation, frozenset(DOCUMENT_CITATIONS)) or (
+                not refs and isinstance(cited_title, str) and cited_title.strip())):
+            # printed without document_index, or logged without the documents mapping: by title and text
+            return self._inferred(kind, citation, text)
         if isinstance(index, int) and 0 <= index < len(refs):
             ref = refs[index]
         elif kind == "search_result_location" and self._source_ref(_get(citation, "source")) is not None:
@@ -536,6 +555,61 @@ class _Resolver:
                                     "the cited text", document_id=document_id, version_id=version_id, quoted=True)
         return [({"citation_type": kind, "chunk_id": c.chunk_id, "document_id": document_id,
                   "version_id": c.version_id, "text": part}, True) for c, part in found]
+
+    def _inferred(self, kind: Any, citation: Any, text: str) -> list[tuple[dict[str, Any], bool]]:
+        """A citation without document_index or offsets (anthropic_inferred): its document by its
+        title, the edition in force at asked_at, the chunks holding its text (on its pages)."""
+        ref, where = self._ref_by_title(citation)
+        if ref is None:
+            return self._unresolved(kind, text, where, resolution=INFERRED, quoted=True)
+        version_id, reason_ = self._edition(ref, where)
+        document_id = ref.document_id or (self.registry.versions[version_id].document_id if version_id else None)
+        if version_id is None or document_id is None:
+            return self._unresolved(kind, text, reason_ or "no edition", document_id=document_id,
+                                    resolution=INFERRED, quoted=True)
+        chunks = self.registry.chunks_of(version_id)
+        paged = kind == "page_location" and any(c.page_start is not None for c in chunks)
+        found = self._pages(citation, document_id, version_id, text) if paged else [
+            ({"citation_type": kind, "chunk_id": c.chunk_id, "document_id": document_id, "version_id": version_id,
+              "text": part}, True) for c, part in _locate(text, chunks) or []]
+        if not found or all("unresolved_reason" in fields for fields, _ in found):
+            first, end = _get(citation, "start_page_number"), _get(citation, "end_page_number")
+            pages = (first, max(first, (end if isinstance(end, int) else first + 1) - 1)) if (
+                paged and isinstance(first, int)) else None
+            near = near_parts(self.registry, version_id, text, pages)
+            found = [({"citation_type": kind, "chunk_id": c.chunk_id, "document_id": document_id,
+                       "version_id": version_id, "text": part, "page": max(pages[0], c.page_start or pages[0])
+                       if pages else None}, True) for c, part in near] or found or self._unresolved(
+                kind, text, f"no chunk of {version_id} holds the cited text", document_id=document_id,
+                version_id=version_id, quoted=True)
+        return [({**{k: v for k, v in fields.items() if v is not None}, "resolution": INFERRED}, quoted)
+                for fields, quoted in found]
+
+    def _ref_by_title(self, citation: Any) -> tuple[DocumentRef | None, str]:
+        """(the document a cut citation names, where it was named) or (None, why not): the
+        line's documents[document_index] if it has one, the line's documents entry of that
+        title, else the registry document of that title, else the one registry document holding
+        the cited text."""
+        index, title = _get(citation, "document_index"), _get(citation, "document_title")
+        refs = self.line.documents
+        if isinstance(index, int) and 0 <= index < len(refs) and (refs[index].document_id or refs[index].version_id):
+            return refs[index], f"documents[{index}]"
+        if isinstance(title, str) and title.strip():
+            sent = [r for r in refs if r.title and normalize(r.title) == normalize(title)
+                    and (r.document_id or r.version_id)]
+            if len(sent) == 1:
+                return sent[0], "documents (by title)"
+        document_id, reason = document_by_title(self.registry, title)
+        if document_id is not None:
+            return DocumentRef(document_id=document_id), "document_title"
+        # no title, a title of several documents, or one the registry does not know: the cited text
+        # names the document when exactly one (of those titled so) holds it
+        same = titled(self.registry, title)
+        text = clean_cited_text(_get(citation, "cited_text") or "")
+        document_id = document_by_text(self.registry, text, self.asked_at, same if len(same) > 1 else None)
+        if document_id is not None:
+            return DocumentRef(document_id=document_id), "cited_text"
+        return None, f"{reason}, and no single registry document holds the cited text"
 
     def _source_ref(self, source: Any) -> DocumentRef | None:
         """A search result's `source` that is a registry chunk, edition or document id."""

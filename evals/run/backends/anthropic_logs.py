@@ -10,6 +10,10 @@ A log line is one of:
   Which text each citation belonged to is lost, so each is attached to the sentence of `text`
   that best matches its cited_text (rapidfuzz) and the answer is marked `attached_by: matcher`.
 
+A citation may also be cut down to what a person prints (`type`, `cited_text`,
+`document_title`, page numbers: the cookbook's Citations notebook): it is placed by its title
+and its text and marked `resolution: inferred` (evals/run/backends/anthropic_inferred.py).
+
 Questions are matched by question_id, else by the exact normalized question text. A line that
 matches no question, a second line for one question, or a line of no known shape is listed
 in the report, never dropped silently. The replay file keeps the lines in the API's shape.
@@ -18,7 +22,7 @@ in the report, never dropped silently. The replay file keeps the lines in the AP
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -35,9 +39,11 @@ from evals.run.backends.anthropic import (
     clean_cited_text,
     parse_anthropic_line,
 )
+from evals.run.backends.anthropic_inferred import INFERRED
 from evals.run.backends.prices import PriceTable
 from evals.store.atomic import write_lines
-from evals.store.jsonl import iter_json_lines, load_questions
+from evals.store.jsonl import iter_json_lines, load_questions, read_json
+from evals.store.reading import iter_lines
 from evals.text.normalize import normalize, split_sentences
 
 FLAT_TEXT_KEYS = ("text", "answer_text", "final_text", "answer")
@@ -73,6 +79,9 @@ class LogLine:
     matched_by: str | None = None  # "id" | "question text"
     shape: str = ""  # "message" | "events" | "flat"
     reason: str | None = None  # why it was not written
+    # citations without document_index, placed by document_title and cited_text (anthropic_inferred)
+    inferred: int | None = None
+    inferred_resolved: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v is not None}
@@ -95,6 +104,8 @@ class ImportReport:
             "matched_by_id": sum(line.matched_by == "id" for line in self.written),
             "matched_by_text": sum(line.matched_by == "question text" for line in self.written),
             "lossless": sum(line.shape != "flat" for line in self.written),
+            "inferred": sum(line.inferred or 0 for line in self.written),
+            "inferred_resolved": sum(line.inferred_resolved or 0 for line in self.written),
             "matcher_attached": [line.to_json() for line in self.matcher_attached],
             "unmatched": [line.to_json() for line in self.unmatched],
             "lines": [line.to_json() for line in self.written],
@@ -109,6 +120,11 @@ class ImportReport:
         lines = [f"{line.source}: {line.question_id}: citations attached by matcher (flat citation list)"
                  for line in self.matcher_attached]
         counts = self.to_json()
+        if counts["inferred"]:
+            lines.append(
+                f"{counts['inferred']} citation part(s) without document_index placed by document_title and "
+                f"cited_text (resolution: inferred): {counts['inferred_resolved']} reach a registry chunk"
+            )
         lines.append(
             f"{self.out}: {counts['written']} answer(s) ({counts['matched_by_id']} matched by id, "
             f"{counts['matched_by_text']} by question text; {counts['lossless']} lossless, "
@@ -221,7 +237,7 @@ def import_anthropic_logs(
     if not files:
         raise UsageError("no log files (*.jsonl, *.json) found")
     for path in files:
-        for lineno, obj in iter_json_lines(path):
+        for lineno, obj in _log_objects(path):
             entry = LogLine(source=f"{path}:{lineno}")
             try:
                 shape = _shape(obj)
@@ -247,14 +263,45 @@ def import_anthropic_logs(
             try:
                 parsed = parse_anthropic_line(line)
                 # convert once now, so a line that cannot become an answer fails here, not in the run
-                anthropic_to_answer(parsed, registry, question.asked_at or now, prices=prices)
+                answer = anthropic_to_answer(parsed, registry, question.asked_at or now, prices=prices)
             except AnthropicFormatError as exc:
                 raise DataError(path, lineno, f"anthropic log line: {exc}") from None
+            inferred = [e for e in answer.evidence if (e.model_extra or {}).get("resolution") == INFERRED]
+            if inferred:
+                entry.inferred = len(inferred)
+                entry.inferred_resolved = sum(registry.resolve(e) is not None for e in inferred)
             seen[question.question_id] = entry.source
             lines.append(line)
             report.written.append(entry)
     _write_lines(Path(out), lines)
     return report
+
+
+def _log_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """A log file's objects with their line numbers: JSON lines; a `.json` file holding one
+    pretty-printed response (as a notebook prints it) or a list of them is read whole instead,
+    each object numbered by its place in the file (1 for a single response)."""
+    if path.suffix == ".json" and not _first_line_is_an_object(path):
+        doc = read_json(path)
+        items = doc if isinstance(doc, list) else [doc]
+        for n, item in enumerate(items, start=1):
+            if not isinstance(item, dict):
+                raise DataError(path, None, f"item {n}: expected a JSON object, got {type(item).__name__}")
+            yield n, item
+        return
+    yield from iter_json_lines(path)
+
+
+def _first_line_is_an_object(path: Path) -> bool:
+    """Whether the file's first non-blank line is a whole JSON object (JSON lines named .json);
+    only that line is read."""
+    for _, line, _ in iter_lines(path):
+        if line.strip():
+            try:
+                return isinstance(json.loads(line), dict)
+            except ValueError:
+                return False
+    return True  # an empty file: no lines either way
 
 
 def _match(
