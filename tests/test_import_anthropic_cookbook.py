@@ -99,9 +99,9 @@ def test_printed_citations_import_and_resolve_by_title_and_text(dataset: Path, t
 
 
 def test_printed_page_citations_resolve_on_their_page(dataset: Path, tmp_path: Path) -> None:
-    if _pdf_words_glued(dataset):
-        pytest.skip("the PDF ingest drops this letter's word breaks (issue 30, first item): its cited "
-                    "sentences cannot be found until it keeps them")
+    # The ingest keeps this letter's word breaks (no space characters in the PDF): its cited
+    # sentences are found on their page.
+    assert not _pdf_words_glued(dataset)
     _import(dataset, COOKBOOK / "printed.jsonl", tmp_path / "replay.jsonl")
     run = _run(dataset, tmp_path / "replay.jsonl", tmp_path)
     answers = {a["question_id"]: a for a in _lines(run / "answers.jsonl")}
