@@ -130,14 +130,21 @@ def agree(
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = SEED,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = RESAMPLES,
     limit: Annotated[int, typer.Option(help="Show at most this many disagreements per field.")] = 20,
+    hourly_rate: Annotated[
+        float | None,
+        typer.Option(help="Raters' cost per hour: prices the round per accepted answer (recorded in agreement.json)."),
+    ] = None,
     wait: WaitOpt = 0.0,
 ) -> None:
-    """Inter-rater agreement of the human raters per field; writes agreement.json into a run.
+    """Inter-rater agreement of the human raters per field, and their seconds per task; writes agreement.json.
 
     Example: citeval agree runs/demo
+    Example: citeval agree runs/demo --hourly-rate 1500
     """
     from evals.agreement.io import agree as compute  # numpy/krippendorff load only for this command
 
     with lock_wait(wait):
-        result = compute(target, out=out, adjudicate_file=adjudicate, seed=seed, n_resamples=resamples)
+        result = compute(
+            target, out=out, adjudicate_file=adjudicate, seed=seed, n_resamples=resamples, hourly_rate=hourly_rate
+        )
     emit(output, result.to_json, lambda: result.to_text(limit=limit))

@@ -272,6 +272,7 @@ def agree(
     seed: int = DEFAULT_SEED,
     confidence: float = DEFAULT_CONFIDENCE,
     at: datetime | None = None,
+    hourly_rate: float | None = None,
 ) -> AgreeResult:
     """`citeval agree`: optional adjudication, then agreement; writes <run>/agreement.json for a run
     folder, and `out` when given (a judgments file alone writes nothing else)."""
@@ -279,10 +280,12 @@ def agree(
         raise UsageError(f"--resamples must be at least 1, not {n_resamples}")
     if not 0 < confidence < 1:
         raise UsageError(f"confidence must lie strictly between 0 and 1, not {confidence}")
+    if hourly_rate is not None and not (hourly_rate >= 0 and hourly_rate != float("inf")):
+        raise UsageError(f"--hourly-rate must be a non-negative number, not {hourly_rate}")
     if Path(target).is_dir():  # a run folder: one writer at a time (evals.store.lock)
         with folder_lock(target, "citeval agree"):
-            return _agree(target, out, adjudicate_file, n_resamples, seed, confidence, at)
-    return _agree(target, out, adjudicate_file, n_resamples, seed, confidence, at)
+            return _agree(target, out, adjudicate_file, n_resamples, seed, confidence, at, hourly_rate)
+    return _agree(target, out, adjudicate_file, n_resamples, seed, confidence, at, hourly_rate)
 
 
 def _agree(
@@ -293,12 +296,15 @@ def _agree(
     seed: int,
     confidence: float,
     at: datetime | None,
+    hourly_rate: float | None = None,
 ) -> AgreeResult:
     judgments_path, run_dir = locate(target)
     adjudication = adjudicate(target, adjudicate_file, at=at) if adjudicate_file is not None else None
     judgments = read_judgments(judgments_path)
     context = load_context(run_dir or judgments_path.parent)
-    report = compute_agreement(judgments, n_resamples=n_resamples, seed=seed, confidence=confidence, context=context)
+    report = compute_agreement(
+        judgments, n_resamples=n_resamples, seed=seed, confidence=confidence, context=context, hourly_rate=hourly_rate
+    )
     report.judge_agreement = judges_against_people(judgments)
     written = []
     if run_dir is not None:
