@@ -405,6 +405,19 @@ def _annotation_judgments(
                     continue
                 evidence_id = layout[i][1][j]
         labels[(control.field, claim_id, evidence_id)] = choice
+    return _rows(labels, comment, annotation, run_id, question_id, rater, when, adjudicated)
+
+
+def _rows(
+    labels: dict[tuple[str, str | None, str | None], str],
+    comment: str | None,
+    annotation: dict[str, Any],
+    run_id: str,
+    question_id: str,
+    rater: str,
+    when: datetime,
+    adjudicated: bool,
+) -> list[Judgment]:
     rows = []
     extra: dict[str, Any] = {"annotation_id": annotation.get("id")}  # kept for audit
     seconds = lead_time(annotation)
