@@ -119,6 +119,31 @@ def label_pull(
     emit(output, report.to_json, report.summary, nl=True)
 
 
+@label_app.command("adjudicate")
+@handles_errors
+def label_adjudicate(
+    run_dir: Annotated[Path, typer.Argument(help="Run folder (or a judgments .jsonl file) to settle labels in.")],
+    from_file: Annotated[
+        Path,
+        typer.Option("--from", help="JSONL of settled labels, one unit a line (format: citeval schema adjudication)."),
+    ],
+    output: FormatOpt = OutputFormat.text,
+    wait: WaitOpt = 0.0,
+) -> None:
+    """Append settled labels as source 'adjudicated' (they win over human and auto labels); twice adds nothing.
+
+    A line: {"question_id", "claim_id"?, "evidence_id"?, "field", "value", "comment"?}; agreement.json's
+    disagreements list the units to settle. A ground-truth annotation in Label Studio is pulled the same way.
+
+    Example: citeval label adjudicate runs/demo --from settled.jsonl
+    """
+    from evals.agreement.io import adjudicate_run
+
+    with lock_wait(wait):
+        result = adjudicate_run(run_dir, from_file)
+    emit(output, result.to_json, result.summary, nl=True)
+
+
 @handles_errors
 def agree(
     target: Annotated[Path, typer.Argument(help="Run folder (with judgments.jsonl) or a judgments .jsonl file.")],

@@ -133,3 +133,45 @@ def test_the_report_shows_seconds_per_task_per_rater_and_the_cost(pulled, tmp_pa
             '<td class="num" data-label="median s per task">45.0</td>') in flat
     assert '<td class="num" data-label="tasks per hour">80.0</td>' in flat
     assert "Accepted answers: 1 of 2" in flat and "cost 115.00 per accepted answer at 1200.0 per hour" in flat
+
+
+def test_label_adjudicate_settles_the_open_disagreement_and_wins_over_the_raters(pulled, tmp_path: Path) -> None:
+    run_dir, _ = pulled
+    settled = tmp_path / "settled.jsonl"
+    settled.write_text(
+        json.dumps({"question_id": "q4", "claim_id": "s1", "evidence_id": "E1", "field": "support",
+                    "value": "partial", "comment": "частично", "settled_by": "lead"}, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    first = runner.invoke(app, ["label", "adjudicate", str(run_dir), "--from", str(settled), "--format", "json"])
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.output)["added"] == 1
+    again = runner.invoke(app, ["label", "adjudicate", str(run_dir), "--from", str(settled), "--format", "json"])
+    assert json.loads(again.output) == {**json.loads(first.output), "added": 0, "unchanged": 1}
+    assert runner.invoke(app, ["agree", str(run_dir), "--resamples", "50"]).exit_code == 0
+    doc = json.loads((run_dir / "agreement.json").read_text(encoding="utf-8"))
+    assert doc["cost"]["accepted_answers"] == 2  # q4's one open unit is settled now
+    from evals.contract.precedence import chosen_labels
+
+    chosen = chosen_labels(load_jsonl(run_dir / "judgments.jsonl", Judgment), "auto:offline")
+    assert chosen[("q4", "s1", "E1", "support")] == "partial"  # adjudicated > human > auto
+    assert chosen[("q1", "c2", "E1", "support")] == "unsupported"  # the ground truth over 103's supported
+
+
+def test_a_bad_adjudication_line_names_file_and_line_and_writes_nothing(pulled, tmp_path: Path) -> None:
+    run_dir, _ = pulled
+    before = (run_dir / "judgments.jsonl").read_bytes()
+    settled = tmp_path / "settled.jsonl"
+    settled.write_text('{"question_id": "q4", "field": "should_abstain", "value": "no"}\n'
+                       '{"question_id": "q4", "field": "support", "value": "partial"}\n', encoding="utf-8")
+    result = runner.invoke(app, ["label", "adjudicate", str(run_dir), "--from", str(settled)])
+    assert result.exit_code == 2 and f"{settled}:2" in result.output and "claim_id" in result.output
+    assert (run_dir / "judgments.jsonl").read_bytes() == before
+
+
+def test_the_adjudication_format_is_a_schema() -> None:
+    result = runner.invoke(app, ["schema", "adjudication"])
+    assert result.exit_code == 0, result.output
+    schema = json.loads(result.output)
+    assert schema["required"] == ["question_id", "field", "value"]
+    assert set(schema["properties"]) >= {"question_id", "claim_id", "evidence_id", "field", "value", "comment"}
