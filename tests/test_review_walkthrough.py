@@ -197,6 +197,10 @@ def test_a_rater_sees_the_keys_and_labels_a_one_claim_task_with_five_keystrokes(
             assert key in text, key
         shots[3] = tmp_path / "three.png"
         page.screenshot(path=str(shots[3]), full_page=True)
+        # a required question left open is named by its claim and source
+        page.keyboard.press("1")  # claim #0 significant: yes; its source's support is the first open question
+        page.keyboard.press("Control+Enter")
+        page.get_by_text("Утверждение #0, источник #0: подтверждает ли фрагмент утверждение?").wait_for(timeout=10_000)
     assert problems == []
     for n, shot in shots.items():
         F.keep_screenshot(shot)
