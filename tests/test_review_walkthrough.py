@@ -211,3 +211,32 @@ def test_a_rater_sees_the_keys_and_labels_a_one_claim_task_with_five_keystrokes(
         assert path.is_file() and path.stat().st_size < 400_000, path
         assert f"../img/{path.name}" in page_text
     shutil.rmtree(tmp_path / "runs", ignore_errors=True)
+
+
+def test_a_ground_truth_star_set_on_the_server_is_pulled_as_adjudicated(ls_server, raters, tmp_path: Path) -> None:  # noqa: F811
+    """The lead settles a task in Label Studio: an annotation of their own, starred as ground truth."""
+    ivanova, petrov = raters
+    run_dir = make_run(tmp_path, run_id="run-truth", answers=_answers()[:1], judgments=False)
+    admin = LabelStudioClient(ls_server.url, S.ADMIN_TOKEN)
+    result = push(run_dir, "Эталон", client=admin)
+    (task,) = admin.list_tasks(result.project_id)
+
+    def labels(support: str) -> list[dict[str, Any]]:
+        pick = [("significant_0", "claim_0", "yes"), ("support_0_0", "card_0_0", support),
+                ("anchor_0_0", "card_0_0", "yes"), ("should_abstain", "answer", "no"), ("version_ok", "answer", "yes")]
+        return [{"from_name": n, "to_name": t, "type": "choices", "value": {"choices": [v]}} for n, t, v in pick]
+
+    LabelStudio(base_url=ls_server.url, api_key=ivanova.api_key).annotations.create(
+        id=task["id"], result=labels("supported"), lead_time=31.5)
+    LabelStudio(base_url=ls_server.url, api_key=petrov.api_key).annotations.create(
+        id=task["id"], result=labels("unsupported"), lead_time=44.0)
+    lead = LabelStudio(base_url=ls_server.url, api_key=S.ADMIN_TOKEN)
+    star = lead.annotations.create(id=task["id"], result=labels("partial")[1:2], lead_time=20.0)
+    lead.annotations.update(id=star.id, ground_truth=True)  # the star in the task's annotation list
+    report = pull(run_dir, "Эталон", client=admin)
+    settled = [(j.claim_id, j.evidence_id, j.field, j.value) for j in report.judgments if j.source == "adjudicated"]
+    assert settled == [("c1", "E1", "support", "partial")]
+    assert report.adjudicated == {"q2": S.ADMIN_EMAIL}
+    assert sorted(report.raters) == [ivanova.email, petrov.email]  # the lead is no rater
+    seconds = {j.source: j.model_extra.get("lead_time") for j in report.judgments}
+    assert seconds == {f"human:{ivanova.email}": 31.5, f"human:{petrov.email}": 44.0, "adjudicated": 20.0}
