@@ -143,7 +143,12 @@ def _answers() -> list[Answer]:
                   Evidence(evidence_id="E3", chunk_id="k-d1v2-2")],
     )
     one.links = [Link(evidence_id="E1", url="https://docs.example/d/D1/v/2#page=3")]
-    return [one, three]
+    four = Answer(
+        question_id="q4", status="answered", answer_text="Четыре утверждения.",
+        claims=[Claim(claim_id=f"c{i}", text=f"Утверждение номер {i}", evidence_ids=["E1"]) for i in range(1, 5)],
+        evidence=[Evidence(evidence_id="E1", chunk_id="k-d1v2-2")],
+    )
+    return [one, three, four]
 
 
 def _small_png(source: Path, target: Path) -> None:
@@ -202,6 +207,15 @@ def test_a_rater_sees_the_keys_and_labels_a_one_claim_task_with_five_keystrokes(
         page.keyboard.press("Control+Enter")
         page.get_by_text("Утверждение #0, источник #0: подтверждает ли фрагмент утверждение?").wait_for(timeout=10_000)
     assert problems == []
+    with F.rater_task_page(ls_server, ivanova, result.project_id, task_ids["q4"]) as (page, problems):
+        page.get_by_text("Утверждение 4 из 4", exact=False).wait_for(timeout=60_000)
+        page.wait_for_timeout(500)
+        text = page.inner_text("body")
+        # claim #3 has no key: its 9 choices show [—] and Label Studio assigns it none of its own
+        assert text.count("[—]") == 9 and "[0]" not in text and "[b]" not in text
+        for key in ("[1]", "[q]", "[a]", "[l]", "[z]", "[v]"):
+            assert key in text, key
+    assert problems == []
     for n, shot in shots.items():
         F.keep_screenshot(shot)
         if os.environ.get("CITEVAL_WRITE_DOC_SCREENSHOTS"):
@@ -216,7 +230,7 @@ def test_a_rater_sees_the_keys_and_labels_a_one_claim_task_with_five_keystrokes(
 def test_a_ground_truth_star_set_on_the_server_is_pulled_as_adjudicated(ls_server, raters, tmp_path: Path) -> None:  # noqa: F811
     """The lead settles a task in Label Studio: an annotation of their own, starred as ground truth."""
     ivanova, petrov = raters
-    run_dir = make_run(tmp_path, run_id="run-truth", answers=_answers()[:1], judgments=False)
+    run_dir = make_run(tmp_path, run_id="run-truth", answers=_answers()[:1], judgments=False)  # q2 only
     admin = LabelStudioClient(ls_server.url, S.ADMIN_TOKEN)
     result = push(run_dir, "Эталон", client=admin)
     (task,) = admin.list_tasks(result.project_id)
