@@ -123,6 +123,31 @@ def label_pull(
     emit(output, report.to_json, report.summary, nl=True)
 
 
+@label_app.command("adjudicate")
+@handles_errors
+def label_adjudicate(
+    run_dir: Annotated[Path, typer.Argument(help="Run folder (or a judgments .jsonl file) to settle labels in.")],
+    from_file: Annotated[
+        Path,
+        typer.Option("--from", help="JSONL of settled labels, one unit a line (format: citeval schema adjudication)."),
+    ],
+    output: FormatOpt = OutputFormat.text,
+    wait: WaitOpt = 0.0,
+) -> None:
+    """Append settled labels as source 'adjudicated' (they win over human and auto labels); twice adds nothing.
+
+    A line: {"question_id", "claim_id"?, "evidence_id"?, "field", "value", "comment"?}; agreement.json's
+    disagreements list the units to settle. A ground-truth annotation in Label Studio is pulled the same way.
+
+    Example: citeval label adjudicate runs/demo --from settled.jsonl
+    """
+    from evals.agreement.io import adjudicate_run
+
+    with lock_wait(wait):
+        result = adjudicate_run(run_dir, from_file)
+    emit(output, result.to_json, result.summary, nl=True)
+
+
 @handles_errors
 def agree(
     target: Annotated[Path, typer.Argument(help="Run folder (with judgments.jsonl) or a judgments .jsonl file.")],
@@ -134,16 +159,23 @@ def agree(
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = SEED,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = RESAMPLES,
     limit: Annotated[int, typer.Option(help="Show at most this many disagreements per field.")] = 20,
+    hourly_rate: Annotated[
+        float | None,
+        typer.Option(help="Raters' cost per hour: prices the round per accepted answer (recorded in agreement.json)."),
+    ] = None,
     wait: WaitOpt = 0.0,
 ) -> None:
-    """Inter-rater agreement of the human raters per field; writes agreement.json into a run.
+    """Inter-rater agreement of the human raters per field, and their seconds per task; writes agreement.json.
 
     Example: citeval agree runs/demo
+    Example: citeval agree runs/demo --hourly-rate 1500
     """
     from evals.agreement.io import agree as compute  # numpy/krippendorff load only for this command
 
     with lock_wait(wait):
-        result = compute(target, out=out, adjudicate_file=adjudicate, seed=seed, n_resamples=resamples)
+        result = compute(
+            target, out=out, adjudicate_file=adjudicate, seed=seed, n_resamples=resamples, hourly_rate=hourly_rate
+        )
     emit(output, result.to_json, lambda: result.to_text(limit=limit))
 
 

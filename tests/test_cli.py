@@ -100,6 +100,7 @@ def test_every_schema_accepts_the_real_files_and_refuses_a_broken_record(scored_
         "gates": [tomllib.loads((ROOT / "gates" / "default.toml").read_text(encoding="utf-8"))],
         "config": [tomllib.loads((ROOT / "examples" / "citeval.toml").read_text(encoding="utf-8"))],
         "agreement": [_json(["agree", str(scored_run)])],
+        "adjudication": _lines(ROOT / "examples" / "adjudication.jsonl"),
         "quotes-eval": [_json(["quotes", "eval", str(DEMO), "--matcher", "block,rapidfuzz"])],
         "probe": [_json(["probe", str(DEMO), "--kinds", "revoked_edition,phantom_marker", "--limit", "2",
                          "--out", str(scored_run.parent / "probe-runs")])],

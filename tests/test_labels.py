@@ -52,13 +52,23 @@ def test_russian_twin_has_the_same_controls_and_russian_labels() -> None:
     assert [(c.name, c.to_name, c.values) for c in en.controls] == [(c.name, c.to_name, c.values) for c in ru.controls]
     shown = re.findall(r'<Choice value="([^"]+)"', ru.xml) + re.findall(r'<Header value="([^"]+)"', ru.xml)
     assert shown and all(re.search("[а-яА-ЯёЁ]", text) for text in shown)
-    # untrusted text is shown only through <Text>: no HyperText / HTML object tags
-    assert "<HyperText" not in ru.xml and "<HyperText" not in en.xml
+    # untrusted text is shown through <Text>; the one HTML object is a card's links, whose HTML
+    # citeval builds with every part escaped (evals.label.tasks.link_html)
+    for xml in (ru.xml, en.xml):
+        assert re.findall(r'<HyperText name="([^"]+)" value="([^"]+)"', xml) == [
+            ("card_link_{{idx}}_{{jdx}}", "$claims[{{idx}}].cards[{{jdx}}].link_html")
+        ]
 
 
 def test_a_config_with_a_wrong_choice_is_refused() -> None:
-    xml = config_path("en").read_text(encoding="utf-8").replace('alias="cannot_judge"', 'alias="maybe"')
-    with pytest.raises(DataError, match="support"):
+    xml = config_path("en").read_text(encoding="utf-8").replace('alias="no" hotkey="v"', 'alias="maybe" hotkey="v"')
+    with pytest.raises(DataError, match="version_ok"):
+        ReviewConfig(xml)
+    # a dynamic control (choices from the task data) must not also list choices of its own
+    xml = config_path("en").read_text(encoding="utf-8").replace(
+        '<Header value="Does this fragment support the claim?" size="6"/>',
+        '<Header value="Does this fragment support the claim?" size="6"/><Choice value="Maybe" alias="maybe"/>')
+    with pytest.raises(DataError, match="dynamic choices"):
         ReviewConfig(xml)
 
 
@@ -287,3 +297,61 @@ def test_push_to_file_via_cli(run_dir: Path, tmp_path: Path) -> None:
 def test_bad_run_folder_names_the_file(tmp_path: Path) -> None:
     result = runner.invoke(app, ["label", "push", str(tmp_path), "--to-file", str(tmp_path / "x.json")])
     assert result.exit_code == 2 and "manifest.json" in result.output
+
+
+def test_cards_link_the_viewer_in_a_new_tab_escaped_and_show_the_status_then_and_now(tmp_path: Path) -> None:
+    from datetime import datetime, timezone
+    from html.parser import HTMLParser
+
+    from labelstudio.runs import make_answers
+
+    from evals.contract.models import Link, Version
+    from evals.store.jsonl import write_jsonl_atomic
+
+    answers = make_answers()
+    answers[0].links = [
+        Link(evidence_id="E1", url="https://docs.example/d/D1/v/2#p3"),
+        Link(evidence_id="E2", url='https://docs.example/d/D2/v/1?q="><script>x()</script>'),
+        Link(evidence_id="E2", url="javascript:alert(1)"),
+    ]
+    run_dir = make_run(tmp_path, answers=answers)
+    versions_path = tmp_path / "dataset" / "registry" / "versions.jsonl"
+    versions = load_jsonl(versions_path, Version)
+    for v in versions:
+        if v.version_id == "D2v1":
+            v.revoked_at = datetime(2024, 6, 1, tzinfo=timezone.utc)  # after the question was asked, before now
+    write_jsonl_atomic(versions_path, versions)
+    run = RunFolder(run_dir)
+    task = TaskBuilder(run, now=datetime(2025, 1, 10, tzinfo=timezone.utc)).task(run.answer_list[0])
+    e1, e2 = task["data"]["claims"][1]["cards"]
+
+    class Links(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.links: list[dict[str, str | None]] = []
+            self.text = ""
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            assert tag == "a", tag  # no other tag: the rest is escaped text
+            self.links.append(dict(attrs))
+
+        def handle_data(self, data: str) -> None:
+            self.text += data
+
+    first = Links()
+    first.feed(e1["link_html"])
+    assert [a["href"] for a in first.links] == ["https://docs.example/d/D1/v/2#p3", "https://docs.example/d/D1/v/2#page=3"]
+    assert all(a["target"] == "_blank" and a["rel"] == "noopener noreferrer" for a in first.links)
+    second = Links()
+    second.feed(e2["link_html"])
+    # the answer's odd link stays one link, its markup text; javascript: is text only; then the registry's page link
+    assert [a["href"] for a in second.links] == [
+        'https://docs.example/d/D2/v/1?q="><script>x()</script>', "https://docs.example/d/D2/v/1#page=2"
+    ]
+    assert "javascript:alert(1) (не http(s), не открывается)" in second.text
+    assert "<script>" not in e2["link_html"]
+    assert "на дату вопроса: действует" in e2["head"] and "сейчас (2025-01-10): отозвана" in e2["head"]
+    assert (e2["edition_status"], e2["edition_status_now"]) == ("active", "revoked")
+    assert e2["head"].startswith("источник #1 · [E2]") and task["data"]["claims"][1]["head"].startswith(
+        "Утверждение 2 из 2 (#1) · c2"
+    )

@@ -183,7 +183,7 @@ def test_push_annotate_pull_agree(ls_env: S.LabelStudioServer, raters, tmp_path:
     pulled = runner.invoke(app, ["label", "pull", str(run_dir), "--project", PROJECT])
     assert pulled.exit_code == 0, pulled.output
     out = pulled.output
-    assert f"{ivanova.email}: 4 task(s) done, 22 label(s), 1 skipped; not yet done: 1 (q6)" in out
+    assert f"{ivanova.email}: 4 task(s) done, 22 label(s), 1 skipped, 30 s spent; not yet done: 1 (q6)" in out
     assert f"{petrov.email}: 4 task(s) done, 23 label(s); not yet done: 1 (q4)" in out
     assert "still missing for two raters per task: 2 task(s) with 1 rater(s) — 2 annotation(s) to go" in out
     assert "1 draft(s) ignored" in out

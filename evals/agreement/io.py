@@ -8,12 +8,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import ValidationError
 
 from evals.agreement.report import AgreementReport, Context, compute_agreement
 from evals.agreement.stats import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
-from evals.contract.models import JUDGMENT_VALUES, Judgment, JudgmentField
-from evals.contract.precedence import ADJUDICATED, FIELD_GRAIN, UnitKey, grain_problem, latest_by_source, unit_key
+from evals.contract.adjudication import ResolvedLabel
+from evals.contract.models import Judgment
+from evals.contract.precedence import ADJUDICATED, UnitKey, latest_by_source
 from evals.errors import CitevalError, DataError, UsageError
 from evals.store.atomic import end_with_newline
 from evals.store.jsonl import (
@@ -42,8 +43,8 @@ AGREEMENT_FILE = AGREEMENT
 MANIFEST_FILE = MANIFEST
 
 __all__ = [
-    "AGREEMENT_FILE", "AdjudicationResult", "AgreeResult", "ResolvedLabel", "adjudicate", "agree", "load_context",
-    "locate", "read_judgments", "read_resolved", "write_agreement",
+    "AGREEMENT_FILE", "AdjudicationResult", "AgreeResult", "ResolvedLabel", "adjudicate", "adjudicate_run", "agree",
+    "load_context", "locate", "read_judgments", "read_resolved", "write_agreement",
 ]
 
 
@@ -88,40 +89,6 @@ def load_context(folder: Path) -> Context:
 # --- adjudication --------------------------------------------------------------------
 
 
-class ResolvedLabel(BaseModel):
-    """One line of an adjudication file: the label a person settled on for a unit."""
-
-    model_config = ConfigDict(extra="allow")
-
-    question_id: str
-    claim_id: str | None = None
-    evidence_id: str | None = None
-    field: JudgmentField
-    value: str
-    comment: str | None = None
-
-    @model_validator(mode="after")
-    def _consistent(self) -> ResolvedLabel:
-        allowed = JUDGMENT_VALUES[self.field]
-        if self.value not in allowed:
-            expected = ", ".join(allowed)
-            raise ValueError(f"{self.value!r} is not a value of field {self.field!r} (expected one of {expected})")
-        if not self.question_id.strip():
-            raise ValueError("question_id must not be empty")
-        problem = grain_problem(self.field, self.claim_id, self.evidence_id)
-        if problem:
-            raise ValueError(problem[1])
-        grain = FIELD_GRAIN[self.field]
-        extra = [name for name, v in (("claim_id", self.claim_id), ("evidence_id", self.evidence_id))
-                 if v is not None and name not in grain]
-        if extra:
-            raise ValueError(f"field {self.field!r} is judged per {' × '.join(grain)}: drop {' and '.join(extra)}")
-        return self
-
-    def unit(self) -> UnitKey:
-        return unit_key(self.field, self.question_id, self.claim_id, self.evidence_id)
-
-
 @dataclass
 class AdjudicationResult:
     path: Path
@@ -130,6 +97,12 @@ class AdjudicationResult:
 
     def to_json(self) -> dict[str, Any]:
         return {"judgments": str(self.path), "added": self.added, "unchanged": self.unchanged}
+
+    def summary(self) -> str:
+        return (
+            f"adjudication: {self.added} label(s) added to {self.path} as source 'adjudicated', {self.unchanged} "
+            "already present; run `citeval agree` to see what is left to settle"
+        )
 
 
 def read_resolved(path: Path | str) -> list[ResolvedLabel]:
@@ -202,6 +175,14 @@ def adjudicate(target: Path | str, resolved: Path | str, *, at: datetime | None 
     return result
 
 
+def adjudicate_run(target: Path | str, resolved: Path | str, *, at: datetime | None = None) -> AdjudicationResult:
+    """`citeval label adjudicate`: `adjudicate`, one writer at a time when TARGET is a run folder."""
+    if Path(target).is_dir():
+        with folder_lock(target, "citeval label adjudicate"):
+            return adjudicate(target, resolved, at=at)
+    return adjudicate(target, resolved, at=at)
+
+
 # --- the command's one call ----------------------------------------------------------
 
 
@@ -272,6 +253,7 @@ def agree(
     seed: int = DEFAULT_SEED,
     confidence: float = DEFAULT_CONFIDENCE,
     at: datetime | None = None,
+    hourly_rate: float | None = None,
 ) -> AgreeResult:
     """`citeval agree`: optional adjudication, then agreement; writes <run>/agreement.json for a run
     folder, and `out` when given (a judgments file alone writes nothing else)."""
@@ -279,10 +261,12 @@ def agree(
         raise UsageError(f"--resamples must be at least 1, not {n_resamples}")
     if not 0 < confidence < 1:
         raise UsageError(f"confidence must lie strictly between 0 and 1, not {confidence}")
+    if hourly_rate is not None and not (hourly_rate >= 0 and hourly_rate != float("inf")):
+        raise UsageError(f"--hourly-rate must be a non-negative number, not {hourly_rate}")
     if Path(target).is_dir():  # a run folder: one writer at a time (evals.store.lock)
         with folder_lock(target, "citeval agree"):
-            return _agree(target, out, adjudicate_file, n_resamples, seed, confidence, at)
-    return _agree(target, out, adjudicate_file, n_resamples, seed, confidence, at)
+            return _agree(target, out, adjudicate_file, n_resamples, seed, confidence, at, hourly_rate)
+    return _agree(target, out, adjudicate_file, n_resamples, seed, confidence, at, hourly_rate)
 
 
 def _agree(
@@ -293,12 +277,15 @@ def _agree(
     seed: int,
     confidence: float,
     at: datetime | None,
+    hourly_rate: float | None = None,
 ) -> AgreeResult:
     judgments_path, run_dir = locate(target)
     adjudication = adjudicate(target, adjudicate_file, at=at) if adjudicate_file is not None else None
     judgments = read_judgments(judgments_path)
     context = load_context(run_dir or judgments_path.parent)
-    report = compute_agreement(judgments, n_resamples=n_resamples, seed=seed, confidence=confidence, context=context)
+    report = compute_agreement(
+        judgments, n_resamples=n_resamples, seed=seed, confidence=confidence, context=context, hourly_rate=hourly_rate
+    )
     report.judge_agreement = judges_against_people(judgments)
     written = []
     if run_dir is not None:

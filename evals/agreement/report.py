@@ -34,6 +34,8 @@ from evals.contract.agreement import (
     Confusion,
     FieldAgreementEntry,
     JudgeAgreementEntry,
+    RaterTimeEntry,
+    RoundCostEntry,
 )
 from evals.contract.models import Judgment
 
@@ -161,6 +163,8 @@ class AgreementReport:
     seed: int = DEFAULT_SEED
     confidence: float = DEFAULT_CONFIDENCE
     judge_agreement: dict[str, Any] = dc_field(default_factory=dict)  # filled by the judge-evaluation stage
+    rater_time: dict[str, RaterTimeEntry] = dc_field(default_factory=dict)
+    cost: RoundCostEntry | None = None
 
     def document(self) -> AgreementDocument:
         """agreement.json."""
@@ -179,6 +183,8 @@ class AgreementReport:
                 ),
                 definitions=DEFINITIONS,
             ),
+            rater_time=self.rater_time,
+            cost=self.cost,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -286,15 +292,22 @@ def compute_agreement(
     seed: int = DEFAULT_SEED,
     confidence: float = DEFAULT_CONFIDENCE,
     context: Context | None = None,
+    hourly_rate: float | None = None,
 ) -> AgreementReport:
-    """Agreement of the human raters on each judgment field, with bootstrap intervals."""
+    """Agreement of the human raters on each judgment field, with bootstrap intervals, and the
+    raters' time and the round's cost (evals.agreement.time)."""
+    from evals.agreement.time import rater_time, round_cost
+
     rows = list(judgments)
     context = context or Context()
     out = {
         name: _field_agreement(agreement_table(rows, name), context, n_resamples, seed, confidence)
         for name in fields
     }
-    return AgreementReport(out, n_resamples=n_resamples, seed=seed, confidence=confidence)
+    return AgreementReport(
+        out, n_resamples=n_resamples, seed=seed, confidence=confidence, rater_time=rater_time(rows),
+        cost=round_cost(rows, hourly_rate),
+    )
 
 
 # --- text ----------------------------------------------------------------------------
@@ -345,6 +358,35 @@ def _notes(name: str, fa: FieldAgreement) -> list[str]:
     return out
 
 
+def _time_text(console: Console, report: AgreementReport) -> None:
+    """Seconds per task per rater and the round's cost, when the labels carry lead_time."""
+    if not any(t.tasks for t in report.rater_time.values()):
+        return
+    console.print("\nRater time (Label Studio lead_time): seconds per task")
+    grid = RichTable(box=box.SIMPLE_HEAD)
+    for name in ("rater", "tasks", "median s", "p90 s", "tasks/hour", "hours"):
+        grid.add_column(name, justify="left" if name == "rater" else "right", no_wrap=True)
+    for source, t in report.rater_time.items():
+        per = t.seconds_per_task
+        hours = f"{t.seconds_total / 3600:.2f}"
+        grid.add_row(source, str(t.tasks), _num(per.median), _num(per.p90), _num(t.tasks_per_hour), hours)
+    console.print(grid)
+    cost = report.cost
+    if cost is not None:
+        line = f"accepted answers: {cost.accepted_answers} of {cost.answers}; rater-seconds {cost.rater_seconds:.0f}"
+        if cost.seconds_per_accepted_answer is not None:
+            line += f", {cost.seconds_per_accepted_answer:.0f} s per accepted answer"
+        if cost.cost_per_accepted_answer is not None:
+            line += f", cost {cost.cost_per_accepted_answer:.2f} per accepted answer at {cost.hourly_rate:g}/hour"
+        if cost.reason:
+            line += f" ({cost.reason})"
+        console.print(line, soft_wrap=True)
+
+
+def _num(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f}"
+
+
 def render_text(report: AgreementReport, limit: int = 20, width: int = 140) -> str:
     """A compact table of the statistics, the notes on undefined values, and the disagreements."""
     buffer = io.StringIO()
@@ -387,6 +429,8 @@ def render_text(report: AgreementReport, limit: int = 20, width: int = 140) -> s
         for category, counts in zip(fa.categories, fa.confusion, strict=True):
             matrix.add_row(category, *(str(c) for c in counts))
         console.print(matrix)
+
+    _time_text(console, report)
 
     for name, fa in report.fields.items():
         if not fa.disagreements:

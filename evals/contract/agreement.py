@@ -6,7 +6,10 @@
      "judge_agreement": {<auto judge>: {n, n_questions, cohen_kappa, accuracy, …}},
      "method": {"bootstrap": {…}, "definitions": {…}}}
 
-each statistic `{value, ci: [lo, hi], n, reason?}` (value null with a reason when undefined).
+each statistic `{value, ci: [lo, hi], n, reason?}` (value null with a reason when undefined);
+`rater_time` ({source: {tasks, seconds_total, seconds_per_task: {median, p90}, tasks_per_hour}})
+and `cost` (the round's rater-seconds and cost per accepted answer at `--hourly-rate`) come from
+the labels' Label Studio lead_time.
 Only `fields` is required when reading; unknown keys are kept. Built by evals.agreement, read by
 the report (and by `agree` itself, which keeps an earlier judge_agreement when it rewrites).
 """
@@ -26,6 +29,9 @@ __all__ = [
     "DisagreementEntry",
     "FieldAgreementEntry",
     "JudgeAgreementEntry",
+    "RaterTimeEntry",
+    "RoundCostEntry",
+    "SecondsPerTask",
 ]
 
 
@@ -115,3 +121,42 @@ class AgreementDocument(OrderedRecord):
     fields: dict[str, FieldAgreementEntry]
     judge_agreement: dict[str, JudgeAgreementEntry] = Field(default_factory=dict)
     method: AgreementMethod | None = None
+    rater_time: dict[str, RaterTimeEntry] = Field(default_factory=dict)  # source → time on the round
+    cost: RoundCostEntry | None = None
+
+
+class SecondsPerTask(OrderedRecord):
+    """Seconds a rater spent per task (Label Studio's lead_time): median and 90th percentile
+    (linear interpolation between order statistics, as numpy's default)."""
+
+    median: float | None = None
+    p90: float | None = None
+    reason: str | None = None
+
+
+class RaterTimeEntry(OrderedRecord):
+    """One rater's (or the adjudicator's) time on the round."""
+
+    tasks: int = 0  # tasks whose labels carry a lead_time
+    tasks_without_time: int = 0  # labelled tasks whose annotation had no lead_time
+    seconds_total: float = 0.0
+    seconds_per_task: SecondsPerTask = Field(default_factory=SecondsPerTask)
+    tasks_per_hour: float | None = None
+
+
+class RoundCostEntry(OrderedRecord):
+    """The round's cost: rater-seconds (raters and adjudicators) per accepted answer at an hourly rate.
+
+    An answer is accepted when every unit of it that a rater labelled is settled: adjudicated, or
+    labelled alike by two or more raters."""
+
+    hourly_rate: float | None = None  # `citeval agree --hourly-rate`, in the team's currency
+    rater_seconds: float = 0.0
+    answers: int = 0  # questions with a rater's or an adjudicated label
+    accepted_answers: int = 0
+    seconds_per_accepted_answer: float | None = None
+    cost_per_accepted_answer: float | None = None
+    reason: str | None = None
+
+
+AgreementDocument.model_rebuild()

@@ -28,6 +28,7 @@ SCHEMAS: dict[str, str] = {
     "quotes": "evals.contract.quotes:QuoteAnswer",  # a line of a quotes file (DESIGN 9)
     "quotes-eval": "evals.contract.quotes:QuotesDocument",  # quotes.json of `citeval quotes eval --out`
     "agreement": "evals.contract.agreement:AgreementDocument",  # agreement.json (DESIGN 6)
+    "adjudication": "evals.contract.adjudication:ResolvedLabel",  # a line of `label adjudicate --from FILE`
     "probe": "evals.contract.probe:ProbeDocument",  # probe.json (DESIGN 10)
     "gates": "evals.gate.spec:GatesFile",  # the gates file (TOML, DESIGN 7)
     "config": "evals.contract.config:CitevalConfig",  # citeval.toml, the settings file (DESIGN 7)

@@ -5,7 +5,9 @@ A config names its controls with the indices of the enclosing <Repeater>s
 (`support_{{idx}}_{{jdx}}`); `ReviewConfig` turns those names back into a DESIGN 5
 field and the claim / evidence-card indices, and knows which stored choice values are
 allowed. `label pull` uses it to reject results that the config does not produce (the
-server does not validate results submitted through its API).
+server does not validate results submitted through its API). A control whose `value` names task
+data (`value="$claims[{{idx}}].significant_choices"`) has dynamic choices: `label push` writes them,
+with their hotkeys (evals.label.hotkeys), into each task.
 """
 
 from __future__ import annotations
@@ -105,9 +107,15 @@ class ReviewConfig:
             allowed = JUDGMENT_VALUES.get(field)
             if allowed is None:
                 raise DataError(self.source, None, f"control {name!r} labels no DESIGN 5 field")
-            values = frozenset(
-                c.attrib.get("alias") or c.attrib.get("value", "") for c in node.iter() if c.tag.lower() == "choice"
-            )
+            static = [c for c in node.iter() if c.tag.lower() == "choice"]
+            if node.attrib.get("value", "").startswith("$"):
+                # dynamic choices (evals.label.hotkeys): the task data carries them, `label push` writes
+                # exactly the field's values; a static <Choice> beside them would show twice
+                if static:
+                    raise DataError(self.source, None, f"control {name!r} has dynamic choices and <Choice> tags")
+                values = frozenset(allowed)
+            else:
+                values = frozenset(c.attrib.get("alias") or c.attrib.get("value", "") for c in static)
             wrong = sorted(values - set(allowed))
             if wrong or set(allowed) - values:
                 raise DataError(

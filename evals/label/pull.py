@@ -2,6 +2,11 @@
 
 From a Label Studio JSON export (fetched from the server or read from a file):
 - only submitted annotations are labels: skipped ones (was_cancelled) and drafts are not;
+- an annotation marked `ground_truth: true` (Label Studio's star, set by whoever settles a
+  task) is not a rater's label but the settled one: its results become source `adjudicated`
+  (the latest such annotation of a task wins), its author kept as `adjudicated_by`;
+- each label keeps its annotation's `lead_time` (seconds the rater spent on the task), the
+  raters' cost that `citeval agree` reports per rater;
 - when a rater annotated a task twice, the later annotation replaces the earlier one;
 - a result whose from_name or choice the label config does not produce is reported and
   not used (the server does not validate results submitted through its API);
@@ -27,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.contract.models import Judgment, parse_time
-from evals.contract.precedence import winners
+from evals.contract.precedence import ADJUDICATED, winners
 from evals.errors import DataError, UsageError
 from evals.label.client import LabelStudioClient
 from evals.label.config import COMMENT_FIELD, ReviewConfig, config_path
@@ -45,6 +50,8 @@ class RaterStats:
     tasks: int = 0
     labels: int = 0
     skipped: int = 0
+    seconds: float = 0.0  # lead_time of the latest submitted annotations
+    skipped_seconds: float = 0.0  # lead_time spent on the tasks this rater skipped
     missing_tasks: list[str] = field(default_factory=list)  # this run's questions the rater has not done
 
 
@@ -64,6 +71,7 @@ class PullReport:
     predictions_counted: bool = False
     anonymous_annotations: int = 0  # annotations without an author (completed_by null)
     anonymous_kept_apart: bool = False
+    adjudicated: dict[str, str] = field(default_factory=dict)  # question_id → who marked its ground truth
 
     @property
     def short_of_two(self) -> dict[int, int]:
@@ -77,6 +85,8 @@ class PullReport:
             line = f"  {stats.rater}: {stats.tasks} task(s) done, {stats.labels} label(s)"
             if stats.skipped:
                 line += f", {stats.skipped} skipped"
+            if stats.seconds or stats.skipped_seconds:
+                line += f", {stats.seconds + stats.skipped_seconds:.0f} s spent"
             line += f"; not yet done: {len(stats.missing_tasks)}"
             if stats.missing_tasks:
                 line += f" ({', '.join(stats.missing_tasks[:8])}{', …' if len(stats.missing_tasks) > 8 else ''})"
@@ -88,6 +98,11 @@ class PullReport:
             lines.append(f"still missing for two raters per task: {need} — {missing} annotation(s) to go")
         else:
             lines.append("every task has two raters")
+        if self.adjudicated:
+            shown = ", ".join(f"{q} ({who})" for q, who in sorted(self.adjudicated.items())[:8])
+            lines.append(
+                f"{len(self.adjudicated)} task(s) with a ground-truth annotation, pulled as adjudicated: {shown}"
+            )
         if self.not_in_export:
             shown = ", ".join(self.not_in_export[:8]) + (", …" if len(self.not_in_export) > 8 else "")
             lines.append(
@@ -133,7 +148,10 @@ class PullReport:
             "labels": len(self.judgments),
             "added": self.added,
             "raters": {
-                s.rater: {"tasks": s.tasks, "labels": s.labels, "skipped": s.skipped, "missing": s.missing_tasks}
+                s.rater: {
+                    "tasks": s.tasks, "labels": s.labels, "skipped": s.skipped, "missing": s.missing_tasks,
+                    "seconds": s.seconds, "skipped_seconds": s.skipped_seconds,
+                }
                 for s in self.raters.values()
             },
             "tasks_short_of_two_raters": {str(k): v for k, v in self.short_of_two.items()},
@@ -143,6 +161,7 @@ class PullReport:
             "predictions_accepted": self.predictions_accepted,
             "predictions_counted": self.predictions_counted,
             "anonymous_annotations": self.anonymous_annotations,
+            "adjudicated": self.adjudicated,
         }
 
 
@@ -255,6 +274,9 @@ class _Annotations:
         default_factory=lambda: defaultdict(dict)
     )
     skipped: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    skipped_seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    # question_id → (when, annotation id, annotation, task data, who marked it) of its latest ground truth
+    truth: dict[str, tuple[datetime, int, dict[str, Any], dict[str, Any], str]] = field(default_factory=dict)
     unnamed: list[str] = field(default_factory=list)
 
     def take(self, annotation: dict[str, Any], task: dict[str, Any], question_id: str, raters: RaterMap,
@@ -268,6 +290,13 @@ class _Annotations:
             return
         if annotation.get("was_cancelled"):
             self.skipped[rater].add(question_id)
+            self.skipped_seconds[rater] += lead_time(annotation) or 0.0
+            return
+        if annotation.get("ground_truth") is True:
+            when = (annotation_time(annotation), int(annotation.get("id") or 0))
+            held = self.truth.get(question_id)
+            if held is None or when >= held[:2]:
+                self.truth[question_id] = (*when, annotation, task.get("data") or {}, rater)
             return
         if accepted_prediction(annotation, task):
             report.predictions_accepted.append(f"{question_id} (annotation {annotation.get('id', '?')}, {rater})")
@@ -299,10 +328,17 @@ def _add_judgments(found: _Annotations, run_id: str, config: ReviewConfig, repor
             stats = report.raters.setdefault(rater, RaterStats(rater))
             stats.tasks += 1
             stats.labels += len(rows)
-    for rater, qids in found.skipped.items():
-        report.raters.setdefault(rater, RaterStats(rater)).skipped = len(
-            qids - {q for q in latest if rater in latest[q]}
+            stats.seconds = round(stats.seconds + (lead_time(annotation) or 0.0), 3)
+    for question_id, (when, _, annotation, data, rater) in sorted(found.truth.items()):
+        rows = _annotation_judgments(
+            annotation, data, run_id, question_id, rater, when, config, report.problems, adjudicated=True
         )
+        report.judgments.extend(rows)
+        report.adjudicated[question_id] = rater
+    for rater, qids in found.skipped.items():
+        stats = report.raters.setdefault(rater, RaterStats(rater))
+        stats.skipped = len(qids - {q for q in latest if rater in latest[q]})
+        stats.skipped_seconds = round(found.skipped_seconds[rater], 3)
     for stats in report.raters.values():
         stats.missing_tasks = sorted(q for q in questions if stats.rater not in latest.get(q, {}))
 
@@ -316,7 +352,10 @@ def _annotation_judgments(
     when: datetime,
     config: ReviewConfig,
     problems: list[str],
+    *,
+    adjudicated: bool = False,
 ) -> list[Judgment]:
+    """The labels of one annotation: `human:<rater>`, or `adjudicated` for a ground-truth annotation."""
     layout = layout_of(data)
     where = f"{question_id} (task {annotation.get('task', '?')}, annotation {annotation.get('id', '?')}, {rater})"
     labels: dict[tuple[str, str | None, str | None], str] = {}
@@ -366,7 +405,26 @@ def _annotation_judgments(
                     continue
                 evidence_id = layout[i][1][j]
         labels[(control.field, claim_id, evidence_id)] = choice
+    return _rows(labels, comment, annotation, run_id, question_id, rater, when, adjudicated)
+
+
+def _rows(
+    labels: dict[tuple[str, str | None, str | None], str],
+    comment: str | None,
+    annotation: dict[str, Any],
+    run_id: str,
+    question_id: str,
+    rater: str,
+    when: datetime,
+    adjudicated: bool,
+) -> list[Judgment]:
     rows = []
+    extra: dict[str, Any] = {"annotation_id": annotation.get("id")}  # kept for audit
+    seconds = lead_time(annotation)
+    if seconds is not None:
+        extra["lead_time"] = seconds  # the rater's time on the whole task, on each of its labels
+    if adjudicated:
+        extra["adjudicated_by"] = rater
     for (field_name, claim_id, evidence_id), value in labels.items():
         rows.append(
             Judgment.model_validate(
@@ -375,16 +433,28 @@ def _annotation_judgments(
                     "question_id": question_id,
                     "claim_id": claim_id,
                     "evidence_id": evidence_id,
-                    "source": f"human:{rater}",
+                    "source": ADJUDICATED if adjudicated else f"human:{rater}",
                     "field": field_name,
                     "value": value,
                     "comment": comment,
                     "at": when,
-                    "annotation_id": annotation.get("id"),  # kept for audit
+                    **extra,
                 }
             )
         )
     return rows
+
+
+def lead_time(annotation: dict[str, Any]) -> float | None:
+    """Seconds the rater spent on the task (Label Studio's `lead_time`), None when absent or not a
+    finite non-negative number."""
+    value = annotation.get("lead_time")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    seconds = float(value)
+    if seconds != seconds or seconds < 0 or seconds == float("inf"):
+        return None
+    return round(seconds, 3)
 
 
 def _unit(j: Judgment) -> tuple[Any, ...]:

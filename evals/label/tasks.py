@@ -12,16 +12,19 @@ data so that a second push can tell changed tasks from unchanged ones.
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import Any
+from urllib.parse import urlsplit
 
 from evals.contract.models import Answer, Chunk, Claim, Evidence, Judgment, Version, VersionStatus
 from evals.data.registry import Registry
 from evals.data.render import cached_chunk_region, cited_page, page_link
 from evals.errors import DataError
 from evals.label.config import ReviewConfig
+from evals.label.hotkeys import hotkey
 from evals.score.checks import claims_of
 from evals.store.runfolder import RunFolder
 
@@ -58,8 +61,12 @@ _WORDS: dict[str, dict[str, Any]] = {
         "at_asked": "на дату вопроса",
         "page": "стр.",
         "pages": "стр.",
-        "link": "Ссылка",
-        "no_link": "Ссылка: нет",
+        "link": "Ссылка в ответе",
+        "no_link": "Ссылка в ответе: нет",
+        "viewer": "В реестре",
+        "not_http": "не http(s), не открывается",
+        "now": "сейчас",
+        "source_no": "источник",
         "unknown_doc": "документ не найден в реестре",
         "unknown_evidence": "такого источника нет в наборе, переданном модели",
         "no_text": "(текст фрагмента недоступен)",
@@ -72,6 +79,14 @@ _WORDS: dict[str, dict[str, Any]] = {
             "revoked": "отозвана",
             "deleted": "удалена",
             "not_yet_effective": "ещё не вступила в силу",
+        },
+        "choices": {
+            "significant": {"yes": "Да", "no": "Нет"},
+            "support": {
+                "supported": "Подтверждает", "partial": "Частично", "unsupported": "Не подтверждает",
+                "cannot_judge": "Не могу оценить",
+            },
+            "anchor": {"yes": "Да", "no": "Нет", "na": "Неприменимо"},
         },
     },
     "en": {
@@ -93,8 +108,12 @@ _WORDS: dict[str, dict[str, Any]] = {
         "at_asked": "at the time of the question",
         "page": "p.",
         "pages": "pp.",
-        "link": "Link",
-        "no_link": "Link: none",
+        "link": "Link in the answer",
+        "no_link": "Link in the answer: none",
+        "viewer": "In the registry",
+        "not_http": "not http(s), not opened",
+        "now": "now",
+        "source_no": "source",
         "unknown_doc": "document not in the registry",
         "unknown_evidence": "no such source in the set given to the model",
         "no_text": "(fragment text not available)",
@@ -107,6 +126,14 @@ _WORDS: dict[str, dict[str, Any]] = {
             "revoked": "revoked",
             "deleted": "deleted",
             "not_yet_effective": "not yet effective",
+        },
+        "choices": {
+            "significant": {"yes": "Yes", "no": "No"},
+            "support": {
+                "supported": "Supported", "partial": "Partially", "unsupported": "Not supported",
+                "cannot_judge": "Cannot judge",
+            },
+            "anchor": {"yes": "Yes", "no": "No", "na": "Not applicable"},
         },
     },
 }
@@ -144,13 +171,38 @@ def reviewable(answer: Answer) -> bool:
     return answer.status in ("answered", "abstained")
 
 
+def choices(w: dict[str, Any], field: str, claim: int, card: int | None = None) -> list[dict[str, str]]:
+    """The dynamic choices of a per-claim control: {value (shown), alias (stored), hotkey} each."""
+    return [
+        {"value": label, "alias": value, "hotkey": hotkey(field, value, claim, card)}
+        for value, label in w["choices"][field].items()
+    ]
+
+
+def link_html(urls: list[str], viewer: str | None, w: dict[str, Any]) -> str:
+    """The card's links as HTML for a <HyperText>: every text escaped; only an http(s) URL becomes a
+    link, opened in a new tab; the registry's viewer link for the cited page after the answer's."""
+
+    def one(url: str) -> str:
+        shown = html.escape(url)
+        if urlsplit(url.strip()).scheme.lower() not in ("http", "https"):
+            return f"{shown} ({html.escape(w['not_http'])})"
+        return f'<a href="{html.escape(url.strip(), quote=True)}" target="_blank" rel="noopener noreferrer">{shown}</a>'
+
+    parts = [f"{html.escape(w['link'])}: " + " ; ".join(one(u) for u in urls) if urls else html.escape(w["no_link"])]
+    if viewer:
+        parts.append(f"{html.escape(w['viewer'])}: {one(viewer)}")
+    return " · ".join(parts)
+
+
 class TaskBuilder:
-    def __init__(self, run: RunFolder, lang: str = "ru") -> None:
+    def __init__(self, run: RunFolder, lang: str = "ru", now: datetime | None = None) -> None:
         if lang not in _WORDS:
             raise DataError("--lang", None, f"unknown language {lang!r} (expected one of {', '.join(_WORDS)})")
         self.run = run
         self.lang = lang
         self.w = _WORDS[lang]
+        self.now = now or datetime.now(timezone.utc)  # "status now": when the task is pushed
 
     def tasks(self, *, predictions: bool = False, config: ReviewConfig | None = None) -> list[dict[str, Any]]:
         out = []
@@ -192,12 +244,21 @@ class TaskBuilder:
             links.setdefault(link.evidence_id, []).append(link.url)
         claims = answer_claims(answer)
         claim_items = []
-        for n, claim in enumerate(claims, start=1):
+        for i, claim in enumerate(claims):
             ids = list(dict.fromkeys(claim.evidence_ids))
-            head = f"{w['claim']} {n} {w['of']} {len(claims)} · {claim.claim_id} · "
+            head = f"{w['claim']} {i + 1} {w['of']} {len(claims)} (#{i}) · {claim.claim_id} · "
             head += f"{w['sources']}: {', '.join(ids)}" if ids else w["no_sources"]
-            cards = [self._card(eid, evidence.get(eid), links.get(eid, []), asked_at) for eid in ids]
-            claim_items.append({"claim_id": claim.claim_id, "head": head, "text": claim.text, "cards": cards})
+            cards = []
+            for j, eid in enumerate(ids):
+                card = self._card(eid, evidence.get(eid), links.get(eid, []), asked_at)
+                card["head"] = f"{w['source_no']} #{j} · {card['head']}"
+                card["support_choices"] = choices(w, "support", i, j)
+                card["anchor_choices"] = choices(w, "anchor", i, j)
+                cards.append(card)
+            claim_items.append({
+                "claim_id": claim.claim_id, "head": head, "text": claim.text, "cards": cards,
+                "significant_choices": choices(w, "significant", i),
+            })
         data: dict[str, Any] = {
             "run_id": run.run_id,
             "question_id": answer.question_id,
@@ -226,6 +287,7 @@ class TaskBuilder:
                 "evidence_id": evidence_id,
                 "head": f"[{evidence_id}] {w['unknown_evidence']}",
                 "link": w["no_link"],
+                "link_html": link_html(urls, None, w),
                 "snippet": w["no_text"],
             }
         chunk = registry.resolve(ev) if registry is not None else None
@@ -240,8 +302,10 @@ class TaskBuilder:
         version = registry.versions.get(version_id) if registry is not None and version_id else None
         if version is not None:
             status = version.status_at(asked_at)
+            status_now = version.status_at(self.now)
             parts.append(f"{w['edition']} {version.revision} ({version.version_id})")
             parts.append(f"{w['at_asked']}: {w['status_names'][VersionStatus(status).value]}")
+            parts.append(f"{w['now']} ({self.now:%Y-%m-%d}): {w['status_names'][VersionStatus(status_now).value]}")
         elif version_id:
             parts.append(f"{w['edition']} {version_id}")
         else:
@@ -251,9 +315,14 @@ class TaskBuilder:
             parts.append(page)
         snippet = chunk.text if chunk is not None else (ev.text or w["no_text"])
         link = f"{w['link']}: " + " ; ".join(urls) if urls else w["no_link"]
-        card: dict[str, Any] = {"evidence_id": evidence_id, "head": " · ".join(parts), "link": link, "snippet": snippet}
+        viewer = page_link(version, cited_page(chunk, ev.page) if chunk is not None else ev.page) if version else None
+        card: dict[str, Any] = {
+            "evidence_id": evidence_id, "head": " · ".join(parts), "link": link,
+            "link_html": link_html(urls, viewer, w), "snippet": snippet,
+        }
         if version is not None:
             card["edition_status"] = VersionStatus(version.status_at(asked_at)).value
+            card["edition_status_now"] = VersionStatus(version.status_at(self.now)).value
         if registry is not None and chunk is not None and version is not None:
             image = _page_image(registry, chunk, ev, version, w)
             if image is not None:  # the config's <Image> sits in a Repeater over this list: no key, no image
