@@ -65,10 +65,11 @@ def test_quote_placement_round(ls_env: S.LabelStudioServer, raters, tmp_path: Pa
     server = ls_env
     ivanova, petrov = raters
     src = _quotes(tmp_path)
-    first = runner.invoke(app, ["label", "push", str(src), "--kind", "quotes", "--project", PROJECT])
+    # a blind round: without --matcher, push would show the default matcher's places
+    first = runner.invoke(app, ["label", "push", str(src), "--kind", "quotes", "--matcher", "none", "--project", PROJECT])
     assert first.exit_code == 0, first.output
     assert "imported 6" in first.output and "created" in first.output
-    again = runner.invoke(app, ["label", "push", str(src), "--kind", "quotes", "--project", PROJECT])
+    again = runner.invoke(app, ["label", "push", str(src), "--kind", "quotes", "--matcher", "none", "--project", PROJECT])
     assert again.exit_code == 0 and "imported 0" in again.output and "unchanged 6" in again.output
 
     admin = LabelStudio(base_url=server.url, api_key=S.ADMIN_TOKEN)
