@@ -264,6 +264,26 @@ def prepare(text: str) -> str:
     return normalize(strip_markers(text))
 
 
+# --- English number and date forms -----------------------------------------------------
+
+# "6,650 km" is 6650 in English (grouped thousands), never 6.65; the Russian reading of the
+# comma as a decimal mark stays for Cyrillic text.
+_EN_THOUSANDS_RE = re.compile(r"(?<![\d.,])(\d{1,3})((?:,\d{3})+)(?![\d,]|\.\d)")
+# Month abbreviations ("Jan 15, 1967", "Sept. 3") spelt out, so a claim's "January" meets the
+# evidence's "Jan." as the same word (stem, bigram and coverage alike).
+_EN_MONTHS = {"jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june", "jul": "july",
+              "aug": "august", "sep": "september", "sept": "september", "oct": "october", "nov": "november",
+              "dec": "december"}
+_EN_MONTH_RE = re.compile(r"(?<![\w.])(" + "|".join(sorted(_EN_MONTHS, key=len, reverse=True)) + r")\.?(?=\s*\d)")
+
+
+def english_forms(norm_text: str) -> str:
+    """English numbers and dates in one spelling: grouped thousands without their commas
+    ("6,650" → "6650"), month abbreviations before a day or year spelt out ("jan. 15" → "january 15")."""
+    text = _EN_THOUSANDS_RE.sub(lambda m: m.group(1) + m.group(2).replace(",", ""), norm_text)
+    return _EN_MONTH_RE.sub(lambda m: _EN_MONTHS[m.group(1)], text)
+
+
 # --- Russian regulation cues -----------------------------------------------------------
 
 _ANSWER_PARTICLE = re.compile(r"^(?:да|нет|yes|no)\s*[,.!:—-]+\s*")

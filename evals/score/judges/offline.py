@@ -136,7 +136,7 @@ def _align(claim_stems: set[str], evidence_texts: Sequence[str]) -> tuple[str | 
         return best
     for text in evidence_texts:
         for sentence in split_sentences(text):
-            norm = lx.prepare(sentence.text)
+            norm = lx.english_forms(lx.prepare(sentence.text))
             share = len(claim_stems & set(lx.content_stems(norm))) / len(claim_stems)
             if share > best[1]:
                 best = (norm, share)
@@ -175,7 +175,8 @@ def extract_features(item: JudgeInput) -> OfflineFeatures | None:
         return None
     if lx.is_russian(claim):
         return _russian_features(claim, texts)
-    evidence = lx.prepare("\n".join(texts))
+    claim = lx.english_forms(claim)
+    evidence = lx.english_forms(lx.prepare("\n".join(texts)))
     claim_tokens = lx.token_stream(claim)
     stems = set(lx.content_stems(claim))
     if not claim_tokens or not evidence:
