@@ -48,6 +48,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from evals.score.judges import calibration
 from evals.score.judges import lexicon as lx
 from evals.score.judges.base import JudgeInput, JudgeResult, SupportJudge
 from evals.text.normalize import missing_numbers, split_sentences
@@ -418,6 +419,27 @@ def is_supported(features: OfflineFeatures | None, params: OfflineParams) -> boo
     )
 
 
+def hard_rule(features: OfflineFeatures) -> bool:
+    """A rule that makes the claim unsupported whatever its overlap fired (a number, bound,
+    negation, modality, actor or cause)."""
+    if features.lang == "ru":
+        return _hard_reason(features) is not None
+    return bool(features.missing_numbers or features.bound_conflicts or features.negation_flips)
+
+
+def calibration_vector(features: OfflineFeatures, value: str) -> list[float]:
+    return calibration.feature_vector(features, value, hard_rule(features))
+
+
+def calibrated(features: OfflineFeatures | None, result: JudgeResult) -> JudgeResult:
+    """The verdict with its score replaced by the shipped calibration's P(supported)."""
+    if features is None or result.score is None:
+        return result
+    weights = calibration.shipped_weights(features.lang)
+    p = calibration.probability(calibration_vector(features, result.value), weights)
+    return replace(result, score=round(p, 4))
+
+
 class OfflineJudge(SupportJudge):
     """The default judge: deterministic lexical support with number, bound and negation checks,
     and the Russian regulation rules for Russian claims (their own learned numbers, ru_params)."""
@@ -431,7 +453,8 @@ class OfflineJudge(SupportJudge):
 
     def judge_one(self, item: JudgeInput) -> JudgeResult:
         features = extract_features(item)
-        return decide(features, self.ru_params if features is not None and features.lang == "ru" else self.params)
+        result = decide(features, self.ru_params if features is not None and features.lang == "ru" else self.params)
+        return calibrated(features, result)
 
     def judge(self, items: Sequence[JudgeInput]) -> list[JudgeResult]:
         return [self.judge_one(item) for item in items]
