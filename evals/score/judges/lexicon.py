@@ -364,11 +364,25 @@ _PERMIT_RU = re.compile(
 )
 
 
+# Double negation: a negated prohibition permits, a prohibition of not doing (or of refusing) obliges.
+_NEGATED_PROHIBIT_RU = re.compile(r"(?<!\w)(?:не|ни) (?:запрещ\w*|воспрещ\w*|возбраня\w*)(?!\w)")
+_DOUBLE_OBLIGE_RU = re.compile(
+    r"(?<!\w)(?:не (?:может|могут|вправе|должен|должна|должны|имеет права|имеют права) (?:не|отказ\w*)|"
+    r"не допуска\w* отказ\w*|запрещ\w* отказ\w*)(?!\w)"
+)
+
+
 @lru_cache(maxsize=65536)
 def modalities(norm_text: str) -> frozenset[str]:
     """"oblige" (обязан, должен, подлежит), "permit" (вправе, может, допускается, по своему
     усмотрению, не обязан) and "prohibit" (запрещается, не допускается, нельзя, не вправе) in text."""
     found = set()
+    if _DOUBLE_OBLIGE_RU.search(norm_text):  # "не может не", "не вправе отказать": an obligation
+        found.add("oblige")
+        norm_text = _DOUBLE_OBLIGE_RU.sub(" ", norm_text)
+    if _NEGATED_PROHIBIT_RU.search(norm_text):  # "не запрещается": a permission
+        found.add("permit")
+        norm_text = _NEGATED_PROHIBIT_RU.sub(" ", norm_text)
     if _PROHIBIT_RU.search(norm_text):
         found.add("prohibit")
     rest = _PROHIBIT_RU.sub(" ", norm_text)
@@ -485,6 +499,31 @@ def deciders(norm_text: str) -> dict[str, set[str]]:
     for match in _DECIDER_RE.finditer(norm_text):
         out.setdefault(match.group(1), set()).update(a.split(" в сфере")[0] for a in actors(match.group(2)))
     return out
+
+
+# Delegation: a regulation that leaves the content to a regulator ("перечень … утверждается
+# уполномоченным органом", "в порядке, определяемом Правительством") states no content; a claim
+# that gives the content (the list, the period, the place) is on the topic, not backed.
+_DELEGATE_RE = re.compile(r"(?<!\w)(?:утвержда\w*|устанавлива\w*|определя\w*|разрабатыва\w*|регулиру\w*)(?!\w)")
+_REGULATORS = frozenset({"уполномоченный орган", "правительство", "министерство", "местный исполнительный орган",
+                         "государственный орган"})
+# a claim that itself says the matter is set elsewhere keeps the delegation
+_CLAIM_DELEGATES_RE = re.compile(r"(?<!\w)(?:утвер\w*|устан[оа]вл\w*|определ\w*|разраб\w*|регулир\w*|порядк\w*|"
+                                 r"порядок|правил\w*)(?!\w)")
+
+
+def delegated(claim: str, evidence: str, missing: int) -> str | None:
+    """The evidence leaves the matter to a regulator and the claim states content of its own
+    (at least two content words the evidence lacks) without saying so."""
+    if missing < 2 or _CLAIM_DELEGATES_RE.search(claim):
+        return None
+    for found in _DELEGATE_RE.finditer(evidence):
+        after = " ".join(evidence[found.end() : found.end() + 80].split()[:4])
+        bodies = {a.split(" в сфере")[0] for a in actors(after)} & _REGULATORS
+        if bodies:
+            return (f"the fragment leaves it to the {sorted(bodies)[0]} ('{found.group(0)} …'); the claim states "
+                    "content it does not hold")
+    return None
 
 
 # Causal connectives: "потому что", "поскольку", "так как", "в связи с", "из-за".

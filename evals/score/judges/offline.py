@@ -112,6 +112,7 @@ class OfflineFeatures:
     universal_added: str | None = None
     condition_dropped: str | None = None
     negation_unheld: str | None = None
+    delegated: str | None = None  # the fragment leaves the content to a regulator (ru)
 
     @property
     def share(self) -> float:
@@ -154,13 +155,16 @@ def _polarity_flips(claim: str, evidence: str) -> list[str]:
 
 
 def _bound_conflicts(claim: str, evidence: str) -> list[str]:
+    bounded = [cue for cue in lx.number_cues(claim) if cue.bound != "none"]
+    if not bounded:  # most claims: no bound, nothing to compare (the evidence is not read)
+        return []
     evidence_bounds: dict[str, set[str]] = {}
     for cue in lx.number_cues(evidence):
         evidence_bounds.setdefault(cue.value, set()).add(cue.bound)
     conflicts = []
     opposite = {"lower": "upper", "upper": "lower"}
-    for cue in lx.number_cues(claim):
-        if cue.bound == "none" or cue.value not in evidence_bounds:
+    for cue in bounded:
+        if cue.value not in evidence_bounds:
             continue
         if evidence_bounds[cue.value] == {opposite[cue.bound]}:
             word = {"lower": "at least", "upper": "at most"}
@@ -286,6 +290,7 @@ def _russian_features(claim_raw: str, texts: list[str]) -> OfflineFeatures | Non
         universal_added=lx.added_universal(claim, evidence),
         condition_dropped=lx.dropped_condition(claim, context),
         negation_unheld=lx.negation_unheld(claim, context),
+        delegated=lx.delegated(claim, context, len(missing_words)),
     )
 
 
@@ -297,7 +302,8 @@ def _hard_reason(features: OfflineFeatures) -> str | None:
         return features.bound_conflicts[0]
     if features.negation_flips:
         return "negation differs: " + features.negation_flips[0]
-    for reason in (features.negation_unheld, features.modality_conflict, features.actor_conflict, features.cause_added):
+    for reason in (features.negation_unheld, features.modality_conflict, features.actor_conflict, features.cause_added,
+                   features.delegated):
         if reason is not None:
             return reason
     return None
