@@ -150,7 +150,7 @@ def load_sets(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     return sets
 
 
-def write_table(fitted: dict[str, tuple[list[float], str]]) -> None:
+def write_table(fitted: dict[str, tuple[list[float], str]], checked: dict[str, dict[str, Any]]) -> None:
     lines = ['"""Shipped calibration coefficients (generated: python bench/judge_calibration.py --write)."""', "",
              "CALIBRATION: dict[str, dict[str, object]] = {"]
     for lang in ("ru", "en"):
@@ -159,6 +159,15 @@ def write_table(fitted: dict[str, tuple[list[float], str]]) -> None:
         lines.append(f"        \"features\": {json.dumps(','.join(calibration.FEATURES))},")
         lines.append(f"        \"weights\": {json.dumps([round(w, 6) for w in weights])},")
         lines.append(f"        \"fitted_on\": {json.dumps(source, ensure_ascii=False)},")
+        if lang in checked:  # the cross-fitted check, shown in reports' Method section
+            rel = checked[lang]["reliability_seed0"]
+            lines.append(f"        \"cross_fitted_ece\": {round(checked[lang]['ece'], 4)},")
+            lines.append(f"        \"cross_fitted_macro_f1\": {round(checked[lang]['binary_macro_f1'], 4)},")
+            lines.append("        \"reliability\": [")
+            for b in rel.bins:
+                if b.n:
+                    lines.append(f"            [{b.low:.1f}, {b.high:.1f}, {b.n}, {b.mean_predicted}, {b.observed}],")
+            lines.append("        ],")
         lines.append("    },")
     lines.append("}")
     TABLE.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -180,9 +189,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out: dict[str, Any] = {}
     fitted: dict[str, tuple[list[float], str]] = {}
+    checked: dict[str, dict[str, Any]] = {}
     for lang, data in sets.items():
         cv = cross_fitted(data["features"], data["labels"], data["groups"], data["fit_rules"], args.folds,
                           tuple(range(args.repeats)))
+        checked[lang] = cv
         weights = fit_all(data["features"], data["labels"], data["params"])
         where = Path(data["path"])
         fitted[lang] = (weights, f"{where.parent.name}/{where.name}, {len(data['labels'])} pairs")
@@ -190,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         out[lang] = {"pairs": len(data["labels"]), "cross_fitted": cv, "shipped_in_sample": shipped,
                      "weights_fit_on_all": dict(zip(calibration.FEATURES, weights, strict=True))}
     if args.write:
-        write_table(fitted)
+        write_table(fitted, checked)
     out["seconds"] = round(time.perf_counter() - started, 2)
     if args.format == "json":
         print(json.dumps(out, indent=2, default=lambda o: o.to_json()))

@@ -237,3 +237,18 @@ def test_score_cascade_dead_endpoint_exits_3_and_leaves_the_run_as_it_was(tmp_pa
     assert done.exit_code == 3 and "failed on all" in done.stderr
     after = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
     assert after == before
+
+
+def test_report_method_says_how_much_rests_on_llm_verdicts(tmp_path: Path, fake_openai: FakeLLM) -> None:  # noqa: F811
+    run = recorded_run(tmp_path)
+    done = runner.invoke(app, ["score", str(run), "--judge", "cascade", "--llm-share", "0.5", "--llm-base-url",
+                               fake_openai.base_url, "--llm-model", "gpt-4o-mini", "--format", "json"])
+    assert done.exit_code == 0, done.output
+    usage = json.loads(done.stdout)["judge_usage"]
+    out = tmp_path / "report.html"
+    assert runner.invoke(app, ["report", str(run), "--out", str(out)]).exit_code == 0
+    html = out.read_text(encoding="utf-8")
+    method = html[html.index('id="method"'):]
+    share = round(100 * usage["share_sent"])
+    assert f"sent {usage['sent_to_llm']} of {usage['units']} judged units ({share} %) to llm:gpt-4o-mini" in method
+    assert "Reliability, ru" in method and "ECE" in method
