@@ -53,6 +53,32 @@ def test_verdicts(evidence: str, claim: str, supported: bool) -> None:
     assert (result.value == "supported") == supported, result.reason
 
 
+STERILE = "Инструменты не допускаются к повторному применению без стерилизации в автоклаве."
+CERT = "Справка выдаётся в течение двух рабочих дней, если заявитель предъявил полис страхования."
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # "не … без X" says "только после X"
+        (STERILE, "Повторно применять инструменты можно только после стерилизации в автоклаве.", True),
+        (STERILE, "Инструменты допускаются к повторному применению без стерилизации в автоклаве.", False),
+        # a condition whose own words the claim drops ("заявитель" is not named before it, "предъявил" neither)
+        (CERT, "Справка выдаётся в течение двух рабочих дней.", False),
+        (CERT, "Если заявитель предъявил полис страхования, справку выдают за два рабочих дня.", True),
+    ],
+)
+def test_only_with_and_conditions(evidence: str, claim: str, supported: bool) -> None:
+    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
+    assert (result.value == "supported") == supported, result.reason
+
+
+def test_a_condition_naming_only_what_came_before_is_still_read_by_its_own_words() -> None:
+    evidence = "Пациент получает выписку из карты, если пациент представил паспорт."
+    assert lx.dropped_condition("пациент получает выписку из карты", lx.prepare(evidence)) is not None
+    assert lx.dropped_condition("пациент, представивший паспорт, получает выписку", lx.prepare(evidence)) is None
+
+
 def test_delegation_reason_names_the_regulator() -> None:
     result = OfflineJudge().judge_one(JudgeInput("Обязательной вакцинации подлежат работники школ и больниц.", (LIST,)))
     assert result.value == "unsupported" and "уполномоченный орган" in result.reason

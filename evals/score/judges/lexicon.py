@@ -698,13 +698,28 @@ def dropped_condition(claim: str, evidence: str) -> str | None:
     claim_numbers = {m.value for m in extract_numbers(claim)}
     for found in _CONDITION_RE.finditer(evidence):
         span = evidence[found.end() : found.end() + 80]
-        following = content_words(span)[:2]
+        # the condition's own words: its next content words that the rest of the evidence does
+        # not name ("если пациент представил документ": "пациент" is named before, "представил" is not)
+        before = key_set(evidence[: found.start()])
+        following = [w for w in content_words(span)[:3] if not any(k in before for k in match_keys(w))][:2]
         if not following or any(k in claim_keys for w in following for k in match_keys(w)):
             continue
         if claim_numbers & {m.value for m in extract_numbers(span)}:
             continue  # "при не менее 80 %" keeps "если работник дал не менее 80 %"
         return f"claim drops the condition '{found.group(0)} {' '.join(following)}'"
     return None
+
+
+# "не может использоваться без исследования" says what "только после исследования" says: a
+# negation with "без" on one side, a restriction ("только", "лишь", "исключительно") on the other.
+_NOT_WITHOUT_RE = re.compile(r"(?<!\w)(?:не|нельзя|запрещ\w*|не допуска\w*)(?!\w)(?:\W+\w+){0,4}?\W+без(?!\w)")
+_ONLY_RE = re.compile(r"(?<!\w)(?:только|лишь|исключительно)(?!\w)")
+
+
+def only_with(claim: str, evidence: str) -> bool:
+    """One side says "не … без X", the other "только … X" (and states no "без" of its own)."""
+    return any(_NOT_WITHOUT_RE.search(a) is not None and _ONLY_RE.search(b) is not None and " без " not in f" {b} "
+               for a, b in ((evidence, claim), (claim, evidence)))
 
 
 def negation_unheld(claim: str, evidence: str) -> str | None:

@@ -259,6 +259,8 @@ def _russian_features(claim_raw: str, texts: list[str]) -> OfflineFeatures | Non
     context = " ".join(context_sentences)
     flips: list[str] = []
     for sentence in context_sentences:
+        if lx.only_with(claim, sentence):  # "не … без X" is "только после X": no flip
+            continue
         for flip in lx.polarity_flips_ru(claim, sentence):
             if flip not in flips:
                 flips.append(flip)
@@ -282,7 +284,7 @@ def _russian_features(claim_raw: str, texts: list[str]) -> OfflineFeatures | Non
         aligned=sentences[best],
         lang="ru",
         missing_words=missing_words,
-        modality_conflict=lx.modality_conflict(claim, context),
+        modality_conflict=None if lx.only_with(claim, context) else lx.modality_conflict(claim, context),
         actor_conflict=lx.actor_conflict(claim, evidence),
         cause_added=cause,
         exception_dropped=lx.dropped_exception(claim, context),
