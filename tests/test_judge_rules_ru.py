@@ -82,3 +82,31 @@ def test_a_condition_naming_only_what_came_before_is_still_read_by_its_own_words
 def test_delegation_reason_names_the_regulator() -> None:
     result = OfflineJudge().judge_one(JudgeInput("Обязательной вакцинации подлежат работники школ и больниц.", (LIST,)))
     assert result.value == "unsupported" and "уполномоченный орган" in result.reason
+
+
+REFER = "Врач направляет пациента на консультацию к профильному специалисту."
+EXAM = "Осмотр пациента проводится медицинской сестрой перед процедурой."
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        (REFER, "Пациент направляет врача на консультацию к профильному специалисту.", False),  # roles swapped
+        (REFER, "Пациента направляет на консультацию к профильному специалисту врач.", True),  # word order only
+        (REFER, "Пациент получает от врача направление на консультацию к профильному специалисту.", True),  # converse
+        (EXAM, "Медицинская сестра осматривает пациента перед процедурой.", True),  # passive agent = subject
+        (EXAM, "Пациент осматривает медицинскую сестру перед процедурой.", False),
+        (EXAM, "Пациент проходит осмотр у медицинской сестры перед процедурой.", True),
+    ],
+)
+def test_who_does_what(evidence: str, claim: str, supported: bool) -> None:
+    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
+    assert (result.value == "supported") == supported, result.reason
+
+
+def test_actor_roles_read_case() -> None:
+    # nominative subject and instrumental agent are doers; the accusative object is acted on
+    assert lx.actor_roles("врач направляет пациента") == (frozenset({"врач"}), frozenset({"пациент"}))
+    assert lx.actor_roles("осмотр пациента проводится медицинской сестрой") == (
+        frozenset({"медицинская сестра"}), frozenset({"пациент"}))
+    assert lx.actor_roles("пациент получает направление от врача") == (frozenset({"пациент"}), frozenset())

@@ -488,6 +488,46 @@ def actor_conflict(claim: str, evidence: str) -> str | None:
     return None
 
 
+# Who does it: an actor in the nominative is the subject, one in the instrumental (no preposition
+# before it) the agent of a passive ("осмотр проводится врачом"); any other case is someone the
+# act is done to or for. A claim that makes the fragment's object the doer has swapped the roles.
+_AGENT_CASES = frozenset({"nomn", "ablt"})
+_PREPOSITIONS = frozenset({"с", "со", "под", "над", "перед", "между", "за", "к", "ко", "у", "от", "для", "о", "об",
+                           "при", "по", "на", "в", "во", "из", "без", "до", "через", "и", "или"})
+
+
+@lru_cache(maxsize=65536)
+def actor_roles(norm_text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(actors named as the doer, actors named as the one acted on, with no preposition) in a sentence."""
+    from evals.text.lemmas import cases
+
+    doers: set[str] = set()
+    others: set[str] = set()
+    for name, pattern in _ACTOR_RES:
+        for match in pattern.finditer(norm_text):
+            head = match.group(0).split()[0]
+            before = norm_text[: match.start()].split()
+            if before and before[-1] in _PREPOSITIONS:
+                continue  # "у врача", "от врача": a converse ("пациент получает от врача"), no role read
+            found = cases(head)
+            (doers if found & _AGENT_CASES and not found <= {"accs", "gent", "datv", "loct"} else others).add(name)
+        norm_text = pattern.sub(" ", norm_text)
+    return frozenset(doers), frozenset(others - doers)
+
+
+def roles_swapped(claim: str, evidence: str) -> str | None:
+    """The claim's doer is someone the fragment names only as the one acted on, while the
+    fragment's doer is the claim's object ("пациент направляет врача" against "врач направляет
+    пациента"; "пациент получает направление от врача" is a converse, not a swap)."""
+    said_doers, said_others = actor_roles(claim)
+    held_doers, held_others = actor_roles(evidence)
+    for who in sorted(said_doers):
+        if (who in held_others and who not in held_doers and held_doers and not held_doers & said_doers
+                and held_doers & said_others):  # a true swap: the fragment's doer is the claim's object
+            return f"claim makes {who} the one who acts; in the fragment it is {sorted(held_doers)[0]}"
+    return None
+
+
 # Who decides, concludes, applies: "по решению суда" is not "по решению законного представителя".
 _DECIDER_RE = re.compile(r"(?<!\w)(по решению|решением|по заключению|по заявлению|по направлению|по указанию|"
                          r"по распоряжению|по согласованию с|по требованию)\s+((?:[^\W\d_]+\s*){1,4})")

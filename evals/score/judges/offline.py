@@ -113,6 +113,7 @@ class OfflineFeatures:
     condition_dropped: str | None = None
     negation_unheld: str | None = None
     delegated: str | None = None  # the fragment leaves the content to a regulator (ru)
+    roles_swapped: str | None = None  # the fragment's object made the doer (ru)
 
     @property
     def share(self) -> float:
@@ -293,6 +294,7 @@ def _russian_features(claim_raw: str, texts: list[str]) -> OfflineFeatures | Non
         condition_dropped=lx.dropped_condition(claim, context),
         negation_unheld=lx.negation_unheld(claim, context),
         delegated=lx.delegated(claim, context, len(missing_words)),
+        roles_swapped=lx.roles_swapped(claim, context),
     )
 
 
@@ -305,7 +307,7 @@ def _hard_reason(features: OfflineFeatures) -> str | None:
     if features.negation_flips:
         return "negation differs: " + features.negation_flips[0]
     for reason in (features.negation_unheld, features.modality_conflict, features.actor_conflict, features.cause_added,
-                   features.delegated):
+                   features.delegated, features.roles_swapped):
         if reason is not None:
             return reason
     return None
