@@ -519,6 +519,8 @@ def roles_swapped(claim: str, evidence: str) -> str | None:
     """The claim's doer is someone the fragment names only as the one acted on, while the
     fragment's doer is the claim's object ("пациент направляет врача" against "врач направляет
     пациента"; "пациент получает направление от врача" is a converse, not a swap)."""
+    if len(actors(claim)) < 2 or len(actors(evidence)) < 2:  # a swap needs two actors on each side
+        return None
     said_doers, said_others = actor_roles(claim)
     held_doers, held_others = actor_roles(evidence)
     for who in sorted(said_doers):
