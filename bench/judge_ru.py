@@ -3,7 +3,9 @@
     python bench/judge_ru.py PATH [--corpus DIR] [--folds 5] [--repeats 3] [--lemmas] [--format json]
 
 PATH is a pairs file in ../shared/data/ru-pairs' format ({pair_id, claim, evidence: [..],
-label, kind, source: {document_id, start, end}}). Prints, in-sample (the shipped Russian
+label, kind, source: {document_id, start, end}}); bench/judge_ru_own.jsonl is one, 28 pairs
+written for this project over eight made-up regulation fragments (a second check on the weak
+kinds). Prints, in-sample (the shipped Russian
 parameters) and in k-fold cross-validation grouped by source article (each fold predicted by
 parameters refitted on the other folds only; a law's article never sits on both sides):
 

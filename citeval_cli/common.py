@@ -54,6 +54,7 @@ class JudgeName(str, Enum):
 
     offline = "offline"
     llm = "llm"
+    cascade = "cascade"
     none = "none"
 
 
@@ -85,7 +86,10 @@ RefusalPatternsOpt = Annotated[
         "answers; recorded in the manifest.",
     ),
 ]
-JudgeOpt = Annotated[JudgeName, typer.Option("--judge", help="Support judge: offline, llm or none (checks only).")]
+JudgeOpt = Annotated[
+    JudgeName, typer.Option("--judge", help="Support judge: offline, llm, cascade (offline, the least sure to the llm) "
+                            "or none (checks only).")
+]
 LlmUrlOpt = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (…/v1), or Anthropic's.")]
 LlmModelOpt = Annotated[str | None, typer.Option(help="Model for --judge llm and --ragas.")]
 LlmProviderOpt = Annotated[str, typer.Option(help="openai (any compatible endpoint) or anthropic.")]

@@ -271,10 +271,12 @@ def _unboxed(output: str) -> str:
 
 
 def test_judge_is_a_choice_and_backend_help_lists_the_spec_forms() -> None:
-    wrong = runner.invoke(app, ["score", "runs/x", "--judge", "cascade"])
-    assert wrong.exit_code == 2 and "'cascade' is not one of 'offline', 'llm', 'none'" in _unboxed(wrong.output)
+    wrong = runner.invoke(app, ["score", "runs/x", "--judge", "oracle"])
+    assert wrong.exit_code == 2 and "'oracle' is not one of 'offline', 'llm', 'cascade', 'none'" in _unboxed(
+        wrong.output)
     pairs_wrong = runner.invoke(app, ["judge", "pairs.jsonl", "--judge", "none"])
-    assert pairs_wrong.exit_code == 2 and "'none' is not one of 'offline', 'llm'." in _unboxed(pairs_wrong.output)
+    assert pairs_wrong.exit_code == 2 and "'none' is not one of 'offline', 'llm', 'cascade'." in _unboxed(
+        pairs_wrong.output)
     help_text = _unboxed(runner.invoke(app, ["run", "--help"]).output)
     for form in ("reference", "replay:PATH", "http:URL", "python:module:function", "faults:KIND[,KIND]:SPEC"):
         assert form in help_text, form

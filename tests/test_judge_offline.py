@@ -50,7 +50,8 @@ def test_number_mismatch_is_unsupported() -> None:
     result = verdict("Обучение проводится не реже одного раза в 6 месяцев.")
     assert result.value == "unsupported"
     assert result.reason == "number not in evidence: 6"
-    assert result.score == 0.1
+    # the score is P(supported) from the shipped calibration: a hard rule keeps it low
+    assert result.score is not None and 0 < result.score < 0.1
 
 
 def test_paraphrase_with_the_same_numbers_is_supported() -> None:
@@ -119,7 +120,9 @@ def test_english_obligation_backed_by_permission_is_partial() -> None:
 def test_unrelated_claim_is_unsupported_and_exact_copy_supported() -> None:
     assert verdict("Врачи получают премию ежеквартально.").value == "unsupported"
     copy = verdict("Заявление рассматривается в течение 10 рабочих дней со дня его регистрации.")
-    assert copy.value == "supported" and copy.score is not None and copy.score > 0.99
+    # calibrated: on the dev pairs a fully covered "supported" verdict is right about 3 times in 5
+    # (dropped conditions look the same), so the copy's P(supported) is above 0.5, not near 1
+    assert copy.value == "supported" and copy.score is not None and copy.score > 0.5
 
 
 def test_half_invented_claim_is_partial_below_the_coverage_floor() -> None:

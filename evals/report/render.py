@@ -377,11 +377,34 @@ def _render(
         per_answer=PER_ANSWER_METRICS,
         notes=notes,
         quote_sections=quote_sections or [],
+        judge_method=_judge_method(runs),
     )
     require_unchanged(runs)  # the findings drawn lazily are the scores' generation too
     _write_atomic(out, html)
     return ReportResult(path=out, runs=runs, gates=gate_results, comparisons=comparisons, notes=notes,
                         quote_sections=len(quote_sections or []))
+
+
+def _judge_method(runs: list[RunFolder]) -> dict[str, Any] | None:
+    """The Method section's support-judge entry: the offline score's calibration as shipped (its
+    cross-fitted check), and for each cascade run how many judged units the LLM decided."""
+    judges = {r.scores.judge for r in runs if r.scores.judge}
+    if not judges & {"offline", "cascade"}:
+        return None
+    from evals.score.judges.calibration_table import CALIBRATION
+
+    tables = [{"lang": lang, "fitted_on": entry.get("fitted_on"), "ece": entry.get("cross_fitted_ece"),
+               "bins": entry.get("reliability") or []} for lang, entry in CALIBRATION.items()]
+    cascades = []
+    for r in runs:
+        usage = r.scores.judge_usage
+        extra = usage.model_extra or {} if usage is not None else {}
+        if r.scores.judge == "cascade" and extra.get("units"):
+            cascades.append({"run_id": r.run_id, "model": r.scores.provenance.judge.model
+                             if r.scores.provenance and r.scores.provenance.judge else None,
+                             "sent": extra.get("sent_to_llm"), "units": extra.get("units"),
+                             "share": extra.get("share_sent")})
+    return {"tables": tables, "cascades": cascades}
 
 
 def _gates(gates: Path | str | GateConfig | None) -> GateConfig:

@@ -56,6 +56,7 @@ from evals.score.columns import RunColumns
 from evals.score.facts import AnswerCheck
 from evals.score.judges.agreement import judge_agreement
 from evals.score.judges.base import SupportJudge
+from evals.score.judges.cascade import CascadeSettings
 from evals.score.judges.factory import make_judge
 from evals.score.judges.faithfulness import FaithfulnessResult, FaithfulnessSample, ragas_faithfulness_sync
 from evals.score.judges.llm import LlmConfig
@@ -195,6 +196,7 @@ def score_run(
     shard_size: int = SHARD_SIZE,
     gates: Path | str | None = None,
     config: SettingsFile | None = None,
+    cascade: CascadeSettings | None = None,
 ) -> ScoreResult:
     """Score a run folder.
 
@@ -208,12 +210,15 @@ def score_run(
     asked for, never automatic, so a run's memory does not jump with its size). gates: the gates
     file that will gate this run (`citeval eval`), recorded with its sha256 in the provenance, so
     scores.json is written once. config: the settings file (citeval.toml) the command read,
-    recorded with its sha256 in the provenance.
+    recorded with its sha256 in the provenance. cascade: for judge="cascade", which units go to
+    the LLM (the least confident share, default 0.2, or those below a confidence).
     """
     run_dir = Path(run_dir)
     _check_sizes(workers, shard_size)
     RunFolder(run_dir).manifest  # noqa: B018 - a folder without a manifest is no run folder: said so first
     with folder_lock(run_dir, "citeval score"), system_errors(run_dir):  # one writer (evals.store.lock)
+        if judge == "cascade":  # built here: its settings travel with the object (to workers too), not the name
+            judge = make_judge("cascade", llm=llm, cache_path=run_dir / JUDGE_CACHE, cascade=cascade)
         return _score_locked(run_dir, judge, llm, ragas, faithfulness, seed, workers, parquet, shard_size, gates,
                              config)
 

@@ -47,6 +47,16 @@ def part_of_speech(word: str) -> str | None:
     return str(pos) if pos else None
 
 
+@lru_cache(maxsize=200_000)
+def cases(word: str) -> frozenset[str]:
+    """The grammatical cases (OpenCorpora: nomn, gent, datv, accs, ablt, loct) the word can be in,
+    over all its parses; empty when not Russian or unknown."""
+    word = word.lower().replace("ё", "е")
+    if not _CYRILLIC.search(word):
+        return frozenset()
+    return frozenset(str(p.tag.case) for p in _analyzer().parse(word) if p.tag.case)
+
+
 def lemmas(words: list[str]) -> list[str]:
     """lemma() of each word, in order."""
     return [lemma(w) for w in words]

@@ -9,7 +9,8 @@ Answers are deterministic, computed from the prompt:
 - ragas' statement prompt (input has "answer"): one statement per sentence of the answer;
 - ragas' verdict prompt (input has "context" and "statements"): verdict 1 when the statement,
   casefolded and without its final punctuation, occurs in the context, else 0;
-- citeval's support prompt (a "### Task" JSON with "claim" and "evidence"): supported when
+- citeval's support prompt (a "### Task" JSON with "claim" and "evidence"): the claim's label
+  from `labels` (claim → label: an LLM that answers correctly) when given, else supported when
   the claim occurs in the evidence that way, else unsupported;
 - anything else: the `default` callable, or an empty JSON object.
 The reply goes where the client asked for it: a tool call when the request carries tools
@@ -109,6 +110,7 @@ class FakeLLM:
     output_tokens: int = 20
     default: Callable[[str], dict[str, Any]] | None = None
     retry_after: str | None = None
+    labels: dict[str, str] | None = None  # claim → label: citeval's support prompt answered with it (a correct LLM)
     requests: list[dict[str, Any]] = field(default_factory=list)
     max_in_flight: int = 0
     _stop: Callable[[], None] | None = None
@@ -175,12 +177,20 @@ class FakeLLM:
         delay = self.slow_seconds if fault == "slow" else 0.0
         if fault == "malformed":
             return self._reply(body, None, malformed=True)
-        answer = deterministic_answer(prompt)
+        answer = self._labelled(prompt) if self.labels is not None else None
+        answer = answer or deterministic_answer(prompt)
         if answer is None:
             answer = self.default(prompt) if self.default else {}
         response = self._reply(body, answer)
         response.delay = delay
         return response
+
+    def _labelled(self, prompt: str) -> dict[str, Any] | None:
+        task = _last_json_after("### Task", prompt)
+        label = (self.labels or {}).get(str(task.get("claim"))) if isinstance(task, dict) else None
+        if label is None:
+            return None
+        return {"label": label, "score": 0.9 if label == "supported" else 0.1, "reason": f"labelled {label}"}
 
     def _error(self, status: int, message: str) -> Response:
         if self.provider == "anthropic":

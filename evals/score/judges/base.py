@@ -42,11 +42,14 @@ class JudgeResult:
     score: float | None
     reason: str
     error: str | None = None
+    judge: str | None = None  # which judge decided, when a judge combines several (cascade: offline | llm:<model>)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"value": self.value, "score": self.score, "reason": self.reason}
         if self.error is not None:
             out["error"] = self.error
+        if self.judge is not None:
+            out["judge"] = self.judge
         return out
 
 
@@ -96,7 +99,8 @@ def support_judgments(
     at: datetime | None = None,
 ) -> list[Judgment]:
     """`support` rows for judgments.jsonl: source auto:<judge_name>, comment = reason, plus a
-    `score` field (and `error` when the judge failed). DESIGN 5 allows added fields."""
+    `score` field (and `error` when the judge failed, `judge` when a cascade says which of its
+    judges decided). DESIGN 5 allows added fields."""
     if len(units) != len(results):
         raise ValueError(f"{len(units)} units but {len(results)} results")
     stamp = at or datetime.now(timezone.utc)
@@ -105,6 +109,8 @@ def support_judgments(
         extra: dict[str, Any] = {"score": result.score}
         if result.error is not None:
             extra["error"] = result.error
+        if result.judge is not None:
+            extra["judge"] = result.judge
         rows.append(
             Judgment(
                 run_id=run_id,

@@ -264,6 +264,26 @@ def prepare(text: str) -> str:
     return normalize(strip_markers(text))
 
 
+# --- English number and date forms -----------------------------------------------------
+
+# "6,650 km" is 6650 in English (grouped thousands), never 6.65; the Russian reading of the
+# comma as a decimal mark stays for Cyrillic text.
+_EN_THOUSANDS_RE = re.compile(r"(?<![\d.,])(\d{1,3})((?:,\d{3})+)(?![\d,]|\.\d)")
+# Month abbreviations ("Jan 15, 1967", "Sept. 3") spelt out, so a claim's "January" meets the
+# evidence's "Jan." as the same word (stem, bigram and coverage alike).
+_EN_MONTHS = {"jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june", "jul": "july",
+              "aug": "august", "sep": "september", "sept": "september", "oct": "october", "nov": "november",
+              "dec": "december"}
+_EN_MONTH_RE = re.compile(r"(?<![\w.])(" + "|".join(sorted(_EN_MONTHS, key=len, reverse=True)) + r")\.?(?=\s*\d)")
+
+
+def english_forms(norm_text: str) -> str:
+    """English numbers and dates in one spelling: grouped thousands without their commas
+    ("6,650" → "6650"), month abbreviations before a day or year spelt out ("jan. 15" → "january 15")."""
+    text = _EN_THOUSANDS_RE.sub(lambda m: m.group(1) + m.group(2).replace(",", ""), norm_text)
+    return _EN_MONTH_RE.sub(lambda m: _EN_MONTHS[m.group(1)], text)
+
+
 # --- Russian regulation cues -----------------------------------------------------------
 
 _ANSWER_PARTICLE = re.compile(r"^(?:да|нет|yes|no)\s*[,.!:—-]+\s*")
@@ -344,11 +364,25 @@ _PERMIT_RU = re.compile(
 )
 
 
+# Double negation: a negated prohibition permits, a prohibition of not doing (or of refusing) obliges.
+_NEGATED_PROHIBIT_RU = re.compile(r"(?<!\w)(?:не|ни) (?:запрещ\w*|воспрещ\w*|возбраня\w*)(?!\w)")
+_DOUBLE_OBLIGE_RU = re.compile(
+    r"(?<!\w)(?:не (?:может|могут|вправе|должен|должна|должны|имеет права|имеют права) (?:не|отказ\w*)|"
+    r"не допуска\w* отказ\w*|запрещ\w* отказ\w*)(?!\w)"
+)
+
+
 @lru_cache(maxsize=65536)
 def modalities(norm_text: str) -> frozenset[str]:
     """"oblige" (обязан, должен, подлежит), "permit" (вправе, может, допускается, по своему
     усмотрению, не обязан) and "prohibit" (запрещается, не допускается, нельзя, не вправе) in text."""
     found = set()
+    if _DOUBLE_OBLIGE_RU.search(norm_text):  # "не может не", "не вправе отказать": an obligation
+        found.add("oblige")
+        norm_text = _DOUBLE_OBLIGE_RU.sub(" ", norm_text)
+    if _NEGATED_PROHIBIT_RU.search(norm_text):  # "не запрещается": a permission
+        found.add("permit")
+        norm_text = _NEGATED_PROHIBIT_RU.sub(" ", norm_text)
     if _PROHIBIT_RU.search(norm_text):
         found.add("prohibit")
     rest = _PROHIBIT_RU.sub(" ", norm_text)
@@ -454,6 +488,48 @@ def actor_conflict(claim: str, evidence: str) -> str | None:
     return None
 
 
+# Who does it: an actor in the nominative is the subject, one in the instrumental (no preposition
+# before it) the agent of a passive ("осмотр проводится врачом"); any other case is someone the
+# act is done to or for. A claim that makes the fragment's object the doer has swapped the roles.
+_AGENT_CASES = frozenset({"nomn", "ablt"})
+_PREPOSITIONS = frozenset({"с", "со", "под", "над", "перед", "между", "за", "к", "ко", "у", "от", "для", "о", "об",
+                           "при", "по", "на", "в", "во", "из", "без", "до", "через", "и", "или"})
+
+
+@lru_cache(maxsize=65536)
+def actor_roles(norm_text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(actors named as the doer, actors named as the one acted on, with no preposition) in a sentence."""
+    from evals.text.lemmas import cases
+
+    doers: set[str] = set()
+    others: set[str] = set()
+    for name, pattern in _ACTOR_RES:
+        for match in pattern.finditer(norm_text):
+            head = match.group(0).split()[0]
+            before = norm_text[: match.start()].split()
+            if before and before[-1] in _PREPOSITIONS:
+                continue  # "у врача", "от врача": a converse ("пациент получает от врача"), no role read
+            found = cases(head)
+            (doers if found & _AGENT_CASES and not found <= {"accs", "gent", "datv", "loct"} else others).add(name)
+        norm_text = pattern.sub(" ", norm_text)
+    return frozenset(doers), frozenset(others - doers)
+
+
+def roles_swapped(claim: str, evidence: str) -> str | None:
+    """The claim's doer is someone the fragment names only as the one acted on, while the
+    fragment's doer is the claim's object ("пациент направляет врача" against "врач направляет
+    пациента"; "пациент получает направление от врача" is a converse, not a swap)."""
+    if len(actors(claim)) < 2 or len(actors(evidence)) < 2:  # a swap needs two actors on each side
+        return None
+    said_doers, said_others = actor_roles(claim)
+    held_doers, held_others = actor_roles(evidence)
+    for who in sorted(said_doers):
+        if (who in held_others and who not in held_doers and held_doers and not held_doers & said_doers
+                and held_doers & said_others):  # a true swap: the fragment's doer is the claim's object
+            return f"claim makes {who} the one who acts; in the fragment it is {sorted(held_doers)[0]}"
+    return None
+
+
 # Who decides, concludes, applies: "по решению суда" is not "по решению законного представителя".
 _DECIDER_RE = re.compile(r"(?<!\w)(по решению|решением|по заключению|по заявлению|по направлению|по указанию|"
                          r"по распоряжению|по согласованию с|по требованию)\s+((?:[^\W\d_]+\s*){1,4})")
@@ -465,6 +541,31 @@ def deciders(norm_text: str) -> dict[str, set[str]]:
     for match in _DECIDER_RE.finditer(norm_text):
         out.setdefault(match.group(1), set()).update(a.split(" в сфере")[0] for a in actors(match.group(2)))
     return out
+
+
+# Delegation: a regulation that leaves the content to a regulator ("перечень … утверждается
+# уполномоченным органом", "в порядке, определяемом Правительством") states no content; a claim
+# that gives the content (the list, the period, the place) is on the topic, not backed.
+_DELEGATE_RE = re.compile(r"(?<!\w)(?:утвержда\w*|устанавлива\w*|определя\w*|разрабатыва\w*|регулиру\w*)(?!\w)")
+_REGULATORS = frozenset({"уполномоченный орган", "правительство", "министерство", "местный исполнительный орган",
+                         "государственный орган"})
+# a claim that itself says the matter is set elsewhere keeps the delegation
+_CLAIM_DELEGATES_RE = re.compile(r"(?<!\w)(?:утвер\w*|устан[оа]вл\w*|определ\w*|разраб\w*|регулир\w*|порядк\w*|"
+                                 r"порядок|правил\w*)(?!\w)")
+
+
+def delegated(claim: str, evidence: str, missing: int) -> str | None:
+    """The evidence leaves the matter to a regulator and the claim states content of its own
+    (at least two content words the evidence lacks) without saying so."""
+    if missing < 2 or _CLAIM_DELEGATES_RE.search(claim):
+        return None
+    for found in _DELEGATE_RE.finditer(evidence):
+        after = " ".join(evidence[found.end() : found.end() + 80].split()[:4])
+        bodies = {a.split(" в сфере")[0] for a in actors(after)} & _REGULATORS
+        if bodies:
+            return (f"the fragment leaves it to the {sorted(bodies)[0]} ('{found.group(0)} …'); the claim states "
+                    "content it does not hold")
+    return None
 
 
 # Causal connectives: "потому что", "поскольку", "так как", "в связи с", "из-за".
@@ -639,13 +740,28 @@ def dropped_condition(claim: str, evidence: str) -> str | None:
     claim_numbers = {m.value for m in extract_numbers(claim)}
     for found in _CONDITION_RE.finditer(evidence):
         span = evidence[found.end() : found.end() + 80]
-        following = content_words(span)[:2]
+        # the condition's own words: its next content words that the rest of the evidence does
+        # not name ("если пациент представил документ": "пациент" is named before, "представил" is not)
+        before = key_set(evidence[: found.start()])
+        following = [w for w in content_words(span)[:3] if not any(k in before for k in match_keys(w))][:2]
         if not following or any(k in claim_keys for w in following for k in match_keys(w)):
             continue
         if claim_numbers & {m.value for m in extract_numbers(span)}:
             continue  # "при не менее 80 %" keeps "если работник дал не менее 80 %"
         return f"claim drops the condition '{found.group(0)} {' '.join(following)}'"
     return None
+
+
+# "не может использоваться без исследования" says what "только после исследования" says: a
+# negation with "без" on one side, a restriction ("только", "лишь", "исключительно") on the other.
+_NOT_WITHOUT_RE = re.compile(r"(?<!\w)(?:не|нельзя|запрещ\w*|не допуска\w*)(?!\w)(?:\W+\w+){0,4}?\W+без(?!\w)")
+_ONLY_RE = re.compile(r"(?<!\w)(?:только|лишь|исключительно)(?!\w)")
+
+
+def only_with(claim: str, evidence: str) -> bool:
+    """One side says "не … без X", the other "только … X" (and states no "без" of its own)."""
+    return any(_NOT_WITHOUT_RE.search(a) is not None and _ONLY_RE.search(b) is not None and " без " not in f" {b} "
+               for a, b in ((evidence, claim), (claim, evidence)))
 
 
 def negation_unheld(claim: str, evidence: str) -> str | None:

@@ -48,6 +48,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from evals.score.judges import calibration
 from evals.score.judges import lexicon as lx
 from evals.score.judges.base import JudgeInput, JudgeResult, SupportJudge
 from evals.text.normalize import missing_numbers, split_sentences
@@ -111,6 +112,8 @@ class OfflineFeatures:
     universal_added: str | None = None
     condition_dropped: str | None = None
     negation_unheld: str | None = None
+    delegated: str | None = None  # the fragment leaves the content to a regulator (ru)
+    roles_swapped: str | None = None  # the fragment's object made the doer (ru)
 
     @property
     def share(self) -> float:
@@ -136,7 +139,7 @@ def _align(claim_stems: set[str], evidence_texts: Sequence[str]) -> tuple[str | 
         return best
     for text in evidence_texts:
         for sentence in split_sentences(text):
-            norm = lx.prepare(sentence.text)
+            norm = lx.english_forms(lx.prepare(sentence.text))
             share = len(claim_stems & set(lx.content_stems(norm))) / len(claim_stems)
             if share > best[1]:
                 best = (norm, share)
@@ -153,13 +156,16 @@ def _polarity_flips(claim: str, evidence: str) -> list[str]:
 
 
 def _bound_conflicts(claim: str, evidence: str) -> list[str]:
+    bounded = [cue for cue in lx.number_cues(claim) if cue.bound != "none"]
+    if not bounded:  # most claims: no bound, nothing to compare (the evidence is not read)
+        return []
     evidence_bounds: dict[str, set[str]] = {}
     for cue in lx.number_cues(evidence):
         evidence_bounds.setdefault(cue.value, set()).add(cue.bound)
     conflicts = []
     opposite = {"lower": "upper", "upper": "lower"}
-    for cue in lx.number_cues(claim):
-        if cue.bound == "none" or cue.value not in evidence_bounds:
+    for cue in bounded:
+        if cue.value not in evidence_bounds:
             continue
         if evidence_bounds[cue.value] == {opposite[cue.bound]}:
             word = {"lower": "at least", "upper": "at most"}
@@ -175,7 +181,8 @@ def extract_features(item: JudgeInput) -> OfflineFeatures | None:
         return None
     if lx.is_russian(claim):
         return _russian_features(claim, texts)
-    evidence = lx.prepare("\n".join(texts))
+    claim = lx.english_forms(claim)
+    evidence = lx.english_forms(lx.prepare("\n".join(texts)))
     claim_tokens = lx.token_stream(claim)
     stems = set(lx.content_stems(claim))
     if not claim_tokens or not evidence:
@@ -253,6 +260,8 @@ def _russian_features(claim_raw: str, texts: list[str]) -> OfflineFeatures | Non
     context = " ".join(context_sentences)
     flips: list[str] = []
     for sentence in context_sentences:
+        if lx.only_with(claim, sentence):  # "не … без X" is "только после X": no flip
+            continue
         for flip in lx.polarity_flips_ru(claim, sentence):
             if flip not in flips:
                 flips.append(flip)
@@ -276,7 +285,7 @@ def _russian_features(claim_raw: str, texts: list[str]) -> OfflineFeatures | Non
         aligned=sentences[best],
         lang="ru",
         missing_words=missing_words,
-        modality_conflict=lx.modality_conflict(claim, context),
+        modality_conflict=None if lx.only_with(claim, context) else lx.modality_conflict(claim, context),
         actor_conflict=lx.actor_conflict(claim, evidence),
         cause_added=cause,
         exception_dropped=lx.dropped_exception(claim, context),
@@ -284,6 +293,8 @@ def _russian_features(claim_raw: str, texts: list[str]) -> OfflineFeatures | Non
         universal_added=lx.added_universal(claim, evidence),
         condition_dropped=lx.dropped_condition(claim, context),
         negation_unheld=lx.negation_unheld(claim, context),
+        delegated=lx.delegated(claim, context, len(missing_words)),
+        roles_swapped=lx.roles_swapped(claim, context),
     )
 
 
@@ -295,7 +306,8 @@ def _hard_reason(features: OfflineFeatures) -> str | None:
         return features.bound_conflicts[0]
     if features.negation_flips:
         return "negation differs: " + features.negation_flips[0]
-    for reason in (features.negation_unheld, features.modality_conflict, features.actor_conflict, features.cause_added):
+    for reason in (features.negation_unheld, features.modality_conflict, features.actor_conflict, features.cause_added,
+                   features.delegated, features.roles_swapped):
         if reason is not None:
             return reason
     return None
@@ -417,6 +429,27 @@ def is_supported(features: OfflineFeatures | None, params: OfflineParams) -> boo
     )
 
 
+def hard_rule(features: OfflineFeatures) -> bool:
+    """A rule that makes the claim unsupported whatever its overlap fired (a number, bound,
+    negation, modality, actor or cause)."""
+    if features.lang == "ru":
+        return _hard_reason(features) is not None
+    return bool(features.missing_numbers or features.bound_conflicts or features.negation_flips)
+
+
+def calibration_vector(features: OfflineFeatures, value: str) -> list[float]:
+    return calibration.feature_vector(features, value, hard_rule(features))
+
+
+def calibrated(features: OfflineFeatures | None, result: JudgeResult) -> JudgeResult:
+    """The verdict with its score replaced by the shipped calibration's P(supported)."""
+    if features is None or result.score is None:
+        return result
+    weights = calibration.shipped_weights(features.lang)
+    p = calibration.probability(calibration_vector(features, result.value), weights)
+    return replace(result, score=round(p, 4))
+
+
 class OfflineJudge(SupportJudge):
     """The default judge: deterministic lexical support with number, bound and negation checks,
     and the Russian regulation rules for Russian claims (their own learned numbers, ru_params)."""
@@ -430,7 +463,8 @@ class OfflineJudge(SupportJudge):
 
     def judge_one(self, item: JudgeInput) -> JudgeResult:
         features = extract_features(item)
-        return decide(features, self.ru_params if features is not None and features.lang == "ru" else self.params)
+        result = decide(features, self.ru_params if features is not None and features.lang == "ru" else self.params)
+        return calibrated(features, result)
 
     def judge(self, items: Sequence[JudgeInput]) -> list[JudgeResult]:
         return [self.judge_one(item) for item in items]

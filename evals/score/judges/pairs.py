@@ -20,8 +20,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from evals.errors import DataError
 from evals.score.judges.agreement import label_agreement
 from evals.score.judges.base import SUPPORT_VALUES, JudgeInput, JudgeResult, SupportJudge
+from evals.score.judges.calibration import Reliability, reliability
+from evals.score.judges.cascade import CascadeSettings
 from evals.score.judges.factory import make_judge
-from evals.score.judges.llm import LlmConfig, LlmJudge
+from evals.score.judges.llm import LlmConfig
 from evals.store.jsonl import iter_json_lines, validation_errors
 
 
@@ -120,11 +122,35 @@ class PairsJudgement:
     def agreement(self) -> dict[str, Any] | None:
         return pair_agreement(self.pairs, self.results)
 
+    @cached_property
+    def calibration(self) -> Reliability | None:
+        """ECE and the reliability table of the scores as P(supported) against the labels
+        (None when no pair has a label)."""
+        labelled = [(p.label == "supported", r.score) for p, r in zip(self.pairs, self.results, strict=True)
+                    if p.label is not None]
+        if not labelled:
+            return None
+        return reliability([s for _, s in labelled], [t for t, _ in labelled])
+
+    @property
+    def deciders(self) -> dict[str, int]:
+        """Verdicts per judge that decided them, when the judge names them (a cascade)."""
+        out: dict[str, int] = {}
+        for r in self.results:
+            if r.judge is not None:
+                out[r.judge] = out.get(r.judge, 0) + 1
+        return out
+
     def summary(self) -> dict[str, Any]:
-        """{pairs, failed, agreement?, usage?}: what `citeval judge --format json` writes to stderr."""
+        """{pairs, failed, agreement?, calibration?, decided_by?, usage?}: what `citeval judge
+        --format json` writes to stderr."""
         out: dict[str, Any] = {"pairs": len(self.pairs), "failed": self.failed}
         if self.agreement is not None:
             out["agreement"] = self.agreement
+        if self.calibration is not None:
+            out["calibration"] = self.calibration.to_json()
+        if self.deciders:
+            out["decided_by"] = self.deciders
         if self.usage is not None:
             out["usage"] = self.usage
         return out
@@ -137,11 +163,13 @@ class PairsJudgement:
         return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in self.lines)
 
     def to_text(self) -> str:
-        """A table: pair_id, value, score, reason separated by tabs, a line a pair."""
+        """A table: pair_id, value, score, reason separated by tabs, a line a pair (a cascade adds,
+        before the reason, the judge that decided)."""
         rows = []
         for line in self.lines:
             score = "-" if line["score"] is None else f"{line['score']:.2f}"
-            rows.append(f"{line['pair_id']}\t{line['value']}\t{score}\t{line['reason']}\n")
+            judge = f"{line['judge']}\t" if "judge" in line else ""
+            rows.append(f"{line['pair_id']}\t{line['value']}\t{score}\t{judge}{line['reason']}\n")
         return "".join(rows)
 
     def agreement_text(self) -> str:
@@ -156,6 +184,20 @@ class PairsJudgement:
                 for k in AGREEMENT_STATS
             )
             lines.append(f"agreement ({view}, n={stats['n']}): {values}\n")
+        if self.calibration is not None:
+            lines.append(self.calibration.to_text())
+        return "".join(lines)
+
+    def usage_text(self) -> str:
+        """Who decided and what the LLM spent (a cascade or an LLM judge); empty for offline."""
+        lines = []
+        if self.deciders:
+            lines.append("decided by: " + ", ".join(f"{k} {v}" for k, v in sorted(self.deciders.items())) + "\n")
+        if self.usage is not None:
+            u = self.usage
+            cost = "n/a (no price for the model)" if u.get("cost_usd") is None else f"${u['cost_usd']:.4f}"
+            lines.append(f"llm: {u['requests']} requests, {u['cache_hits']} cache hits, {u['input_tokens']} input and "
+                         f"{u['output_tokens']} output tokens, cost {cost}, {u['failures']} failed\n")
         return "".join(lines)
 
 
@@ -165,11 +207,14 @@ def judge_pairs_file(
     *,
     llm: LlmConfig | None = None,
     cache_path: Path | str | None = None,
+    cascade: CascadeSettings | None = None,
 ) -> PairsJudgement:
-    """Read a pairs file and judge every pair with the judge named (offline or llm); a bad line
-    raises DataError before any judge runs."""
+    """Read a pairs file and judge every pair with the judge named (offline, llm or cascade);
+    a bad line raises DataError before any judge runs; a cascade whose LLM fails on every pair
+    sent raises BackendError (nothing judged is returned)."""
     pairs = read_pairs(path)
-    support_judge = make_judge(judge, llm=llm if judge == "llm" else None, cache_path=cache_path)
+    support_judge = make_judge(judge, llm=llm if judge != "offline" else None, cache_path=cache_path,
+                               cascade=cascade)
     results = judge_pairs(pairs, support_judge)
-    usage = support_judge.usage.to_json() if isinstance(support_judge, LlmJudge) else None
-    return PairsJudgement(pairs, results, usage)
+    usage = getattr(support_judge, "usage", None)
+    return PairsJudgement(pairs, results, usage.to_json() if usage is not None else None)

@@ -1,0 +1,85 @@
+"""The offline judge's speed: N (claim, evidence) pairs judged, against a bare pass over the
+same text in the same run.
+
+    python bench/judge_speed.py [N] [--format json]
+
+The pairs are generated here (Russian regulation-style sentences with varied numbers, actors,
+negation and conditions, a fifth in English), every text distinct so no cache flatters the
+figure. Baseline: normalizing and splitting every claim and evidence into words (what any
+judge must do at least). Target (issue 29): 50,000 pairs ≤ 15 s on the 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's evals, not another install
+
+from evals.score.judges.base import JudgeInput  # noqa: E402
+from evals.score.judges.offline import OfflineJudge  # noqa: E402
+from evals.text.normalize import normalize  # noqa: E402
+
+ACTORS = ("медицинская организация", "работодатель", "врач", "уполномоченный орган", "пациент")
+ACTS = ("проводит осмотр", "выдаёт заключение", "направляет на обследование", "хранит документы",
+        "уведомляет работника")
+WHEN = ("не реже одного раза в {n} месяцев", "в течение {n} рабочих дней", "не позднее {n} дней",
+        "при наличии письменного согласия", "за исключением случаев угрозы жизни")
+EN = ("The clinic keeps records for {n} years.", "Staff must complete training at least once every {n} months.",
+      "Reports are filed within {n} days, except in emergencies.")
+
+
+def make_pairs(n: int, seed: int = 0) -> list[JudgeInput]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        k = rng.randint(1, 60)
+        if i % 5 == 4:
+            evidence = rng.choice(EN).format(n=k) + f" Item {i}."
+            claim = evidence.replace(str(k), str(k if rng.random() < 0.7 else k + 1)).replace(f" Item {i}.", "")
+        else:
+            actor, act, when = rng.choice(ACTORS), rng.choice(ACTS), rng.choice(WHEN).format(n=k)
+            evidence = f"{actor.capitalize()} {act} {when}. Пункт {i} настоящей статьи применяется к договору {k}."
+            claim_actor = actor if rng.random() < 0.8 else rng.choice(ACTORS)
+            neg = "не " if rng.random() < 0.1 else ""
+            claim = f"{claim_actor.capitalize()} {neg}{act} {when.replace(str(k), str(k + (rng.random() < 0.2)))}."
+        out.append(JudgeInput(claim, (evidence,)))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("n", type=int, nargs="?", default=50_000)
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    args = parser.parse_args(argv)
+    pairs = make_pairs(args.n)
+    word = re.compile(r"\w+")
+    started = time.perf_counter()
+    for item in pairs:
+        word.findall(normalize(item.claim))
+        word.findall(normalize(item.evidence[0]))
+    baseline = time.perf_counter() - started
+    judge = OfflineJudge()
+    started = time.perf_counter()
+    results = judge.judge(pairs)
+    seconds = time.perf_counter() - started
+    out = {"pairs": args.n, "judge_seconds": round(seconds, 2), "baseline_seconds": round(baseline, 3),
+           "ratio_to_baseline": round(seconds / baseline, 1) if baseline else None,
+           "pairs_per_second": round(args.n / seconds), "supported_share": round(
+               sum(r.value == "supported" for r in results) / len(results), 3)}
+    if args.format == "json":
+        print(json.dumps(out, indent=2))
+    else:
+        print(f"{args.n:,} pairs judged offline in {seconds:.2f} s ({out['pairs_per_second']:,}/s) = "
+              f"{out['ratio_to_baseline']}× a bare normalize-and-split pass ({baseline:.3f} s); "
+              f"target ≤ 15 s for 50,000")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

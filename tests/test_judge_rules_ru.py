@@ -1,0 +1,112 @@
+"""Russian regulation rules of the offline judge: double negation in modality, and a fragment that
+delegates the content to a regulator (pairs written here; labels fixed by construction)."""
+
+from __future__ import annotations
+
+import pytest
+
+from evals.score.judges import lexicon as lx
+from evals.score.judges.base import JudgeInput
+from evals.score.judges.offline import OfflineJudge
+
+CONSENT = "Медицинское вмешательство без согласия пациента не допускается, за исключением случаев угрозы жизни."
+LEAVE = "Руководитель организации не вправе отказать работнику в предоставлении отпуска по беременности."
+REFUSE = "Работник вправе отказаться от прохождения вакцинации."
+LIST = "Перечень профессий, работники которых подлежат обязательной вакцинации, утверждается уполномоченным органом."
+ORDER = "Порядок выдачи справок о временной нетрудоспособности определяется Правительством."
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("не запрещается проводить осмотр", {"permit"}),
+        ("руководитель не может не предоставить отпуск", {"oblige"}),
+        ("руководитель не вправе отказать в отпуске", {"oblige"}),
+        ("отказ в отпуске не допускается", {"prohibit"}),  # a prohibition of the refusal noun stays one
+        ("осмотр запрещается", {"prohibit"}),
+    ],
+)
+def test_double_negation_in_modality(text: str, expected: set[str]) -> None:
+    assert lx.modalities(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        (CONSENT, "Без согласия пациента вмешательство запрещено, кроме случаев угрозы жизни.", True),
+        (CONSENT, "Не запрещается проводить вмешательство без согласия пациента, кроме случаев угрозы жизни.", False),
+        (LEAVE, "Руководитель обязан предоставить работнику отпуск по беременности.", True),
+        (LEAVE, "Руководитель не может не предоставить работнику отпуск по беременности.", True),
+        (LEAVE, "Руководитель может отказать работнику в отпуске по беременности.", False),
+        (REFUSE, "Работник не обязан проходить вакцинацию.", True),
+        (REFUSE, "Работник обязан пройти вакцинацию.", False),
+        # the fragment delegates: the claim's concrete list or procedure is not in it
+        (LIST, "Обязательной вакцинации подлежат работники школ, больниц и детских садов.", False),
+        (ORDER, "Справку о временной нетрудоспособности выдают в поликлинике в день обращения.", False),
+        # saying that the regulator sets it is what the fragment states
+        (LIST, "Перечень профессий для обязательной вакцинации утверждает уполномоченный орган.", True),
+        (ORDER, "Порядок выдачи справок о нетрудоспособности устанавливает Правительство.", True),
+    ],
+)
+def test_verdicts(evidence: str, claim: str, supported: bool) -> None:
+    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
+    assert (result.value == "supported") == supported, result.reason
+
+
+STERILE = "Инструменты не допускаются к повторному применению без стерилизации в автоклаве."
+CERT = "Справка выдаётся в течение двух рабочих дней, если заявитель предъявил полис страхования."
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # "не … без X" says "только после X"
+        (STERILE, "Повторно применять инструменты можно только после стерилизации в автоклаве.", True),
+        (STERILE, "Инструменты допускаются к повторному применению без стерилизации в автоклаве.", False),
+        # a condition whose own words the claim drops ("заявитель" is not named before it, "предъявил" neither)
+        (CERT, "Справка выдаётся в течение двух рабочих дней.", False),
+        (CERT, "Если заявитель предъявил полис страхования, справку выдают за два рабочих дня.", True),
+    ],
+)
+def test_only_with_and_conditions(evidence: str, claim: str, supported: bool) -> None:
+    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
+    assert (result.value == "supported") == supported, result.reason
+
+
+def test_a_condition_naming_only_what_came_before_is_still_read_by_its_own_words() -> None:
+    evidence = "Пациент получает выписку из карты, если пациент представил паспорт."
+    assert lx.dropped_condition("пациент получает выписку из карты", lx.prepare(evidence)) is not None
+    assert lx.dropped_condition("пациент, представивший паспорт, получает выписку", lx.prepare(evidence)) is None
+
+
+def test_delegation_reason_names_the_regulator() -> None:
+    result = OfflineJudge().judge_one(JudgeInput("Обязательной вакцинации подлежат работники школ и больниц.", (LIST,)))
+    assert result.value == "unsupported" and "уполномоченный орган" in result.reason
+
+
+REFER = "Врач направляет пациента на консультацию к профильному специалисту."
+EXAM = "Осмотр пациента проводится медицинской сестрой перед процедурой."
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        (REFER, "Пациент направляет врача на консультацию к профильному специалисту.", False),  # roles swapped
+        (REFER, "Пациента направляет на консультацию к профильному специалисту врач.", True),  # word order only
+        (REFER, "Пациент получает от врача направление на консультацию к профильному специалисту.", True),  # converse
+        (EXAM, "Медицинская сестра осматривает пациента перед процедурой.", True),  # passive agent = subject
+        (EXAM, "Пациент осматривает медицинскую сестру перед процедурой.", False),
+        (EXAM, "Пациент проходит осмотр у медицинской сестры перед процедурой.", True),
+    ],
+)
+def test_who_does_what(evidence: str, claim: str, supported: bool) -> None:
+    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
+    assert (result.value == "supported") == supported, result.reason
+
+
+def test_actor_roles_read_case() -> None:
+    # nominative subject and instrumental agent are doers; the accusative object is acted on
+    assert lx.actor_roles("врач направляет пациента") == (frozenset({"врач"}), frozenset({"пациент"}))
+    assert lx.actor_roles("осмотр пациента проводится медицинской сестрой") == (
+        frozenset({"медицинская сестра"}), frozenset({"пациент"}))
+    assert lx.actor_roles("пациент получает направление от врача") == (frozenset({"пациент"}), frozenset())
