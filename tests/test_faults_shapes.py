@@ -1,0 +1,76 @@
+"""Wrong shapes and wrong specs (issue 33, the first audit's open rows): each a clean exit 2 naming
+the file and line (or the spec), before anything runs — never accepted silently, never a traceback.
+
+- an Anthropic line whose `usage` is a list, a string or a number (a response, a stream's
+  message_start or message_delta, a flat log line's usage_out);
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "datasets" / "demo"
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def _sample() -> dict[str, Any]:
+    line = (DEMO / "answers" / "anthropic-sample.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    return json.loads(line)
+
+
+def _message_start(usage: Any) -> dict[str, Any]:
+    return {"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant",
+                                                 "model": "claude", "content": [], "usage": usage}}
+
+
+def _lines() -> dict[str, dict[str, Any]]:
+    sample = _sample()
+    head = {"question_id": sample["question_id"], "documents": sample["documents"]}
+    good_start = _message_start({"input_tokens": 3, "output_tokens": 1})
+    return {
+        "response-usage-list": {**sample, "usage": [10, 20]},
+        "response-usage-string": {**sample, "usage": "10 in, 20 out"},
+        "response-usage-number": {**sample, "usage": 30},
+        "stream-start-usage-list": {**head, "events": [_message_start([10, 20])]},
+        "stream-delta-usage-list": {**head, "events": [good_start, {"type": "message_delta",
+                                                                    "delta": {"stop_reason": "end_turn"},
+                                                                    "usage": [20]}]},
+    }
+
+
+@pytest.mark.parametrize("case", list(_lines()))
+def test_an_anthropic_line_with_usage_of_the_wrong_shape_is_exit_2_naming_file_and_line(case, tmp_path):
+    replay = tmp_path / "replay.jsonl"
+    replay.write_text(json.dumps(_lines()[case], ensure_ascii=False) + "\n", encoding="utf-8")
+    result = invoke("run", str(DEMO), "--backend", f"replay:{replay}", "--out", str(tmp_path / "runs"),
+                    "--run-id", "r", "--limit", "1")
+    assert result.exit_code == 2, result.output
+    assert f"{replay}:1:" in result.output and "usage" in result.output
+    assert "a bug in citeval" not in result.output and not (tmp_path / "runs" / "r").exists()
+
+
+@pytest.mark.parametrize("holder", ["usage", "usage_out"])
+def test_a_flat_log_line_with_usage_of_the_wrong_shape_is_exit_2_naming_file_and_line(holder, tmp_path):
+    sample = _sample()
+    text = "".join(b.get("text", "") for b in sample["content"] if isinstance(b, dict))
+    flat = {"question_id": sample["question_id"], "documents": sample["documents"], "text": text,
+            "citations": [], holder: [{"input_tokens": 1}]}
+    logs = tmp_path / "bot.jsonl"
+    logs.write_text(json.dumps({"question_id": "none"}) + "\n" + json.dumps(flat, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+    result = invoke("data", "import", "anthropic", str(logs), "--dataset", str(DEMO), "--out",
+                    str(tmp_path / "answers.jsonl"))
+    assert result.exit_code == 2, result.output
+    assert f"{logs}:2:" in result.output and f"{holder} must be an object" in result.output
+    assert not (tmp_path / "answers.jsonl").exists()
