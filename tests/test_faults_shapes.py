@@ -3,6 +3,8 @@ the file and line (or the spec), before anything runs — never accepted silentl
 
 - an Anthropic line whose `usage` is a list, a string or a number (a response, a stream's
   message_start or message_delta, a flat log line's usage_out);
+- an ingest manifest giving one version_id (or document_id) twice: the manifest's lines, not
+  the registry files it would have become;
 """
 
 from __future__ import annotations
@@ -74,3 +76,53 @@ def test_a_flat_log_line_with_usage_of_the_wrong_shape_is_exit_2_naming_file_and
     assert result.exit_code == 2, result.output
     assert f"{logs}:2:" in result.output and f"{holder} must be an object" in result.output
     assert not (tmp_path / "answers.jsonl").exists()
+
+
+TWO_EDITIONS = """
+[[document]]
+document_id = "doc"
+title = "Положение"
+acl = []
+
+[[document.edition]]
+version_id = "doc-v1"
+revision = 1
+file = "doc/v1.md"
+effective_from = "2024-01-01"
+
+[[document.edition]]
+revision = 2
+version_id = "{second}"
+file = "doc/v2.md"
+effective_from = "2025-01-01"
+
+[[document]]
+document_id = "{document}"
+title = "Второе"
+
+[[document.edition]]
+version_id = "other-v1"
+revision = 1
+file = "doc/v1.md"
+effective_from = "2024-01-01"
+"""
+
+
+@pytest.mark.parametrize(("second", "document", "line", "first", "field"), [
+    ("doc-v1", "other", 15, 8, "version_id"),
+    ("doc-v2", "doc", 20, 3, "document_id"),
+])
+def test_an_id_given_twice_in_an_ingest_manifest_names_the_manifest_lines(second, document, line, first, field,
+                                                                         tmp_path):
+    sources = tmp_path / "SOURCES"
+    (sources / "doc").mkdir(parents=True)
+    (sources / "doc" / "v1.md").write_text("# Положение\n\nТекст один.\n", encoding="utf-8")
+    (sources / "doc" / "v2.md").write_text("# Положение\n\nТекст два.\n", encoding="utf-8")
+    manifest = sources / "manifest.toml"
+    manifest.write_text(TWO_EDITIONS.format(second=second, document=document), encoding="utf-8")
+    result = invoke("data", "ingest", str(sources), "--out", str(tmp_path / "ds"))
+    assert result.exit_code == 2, result.output
+    assert f"{manifest}:{line}:" in result.output and f"first at {manifest}:{first}" in result.output
+    assert field in result.output
+    assert "versions.jsonl" not in result.output and "chunks.jsonl" not in result.output  # not the would-be files
+    assert not (tmp_path / "ds").exists()
