@@ -106,3 +106,18 @@ def test_a_bundle_of_another_compression_is_still_read(tmp_path, scored_run):
                 dst.addfile(member, src.extractfile(member))
         with open_run(tmp_path / name) as run:
             assert (run / "scores.json").read_bytes() == (scored_run / "scores.json").read_bytes()
+
+
+@pytest.mark.parametrize("index", [b"[" * 100_000 + b"]" * 100_000, b"[1, 2]", b'{"files": {}, "files": {}}',
+                                   b"\xff\xfe"], ids=["nested-100000-deep", "a-list", "duplicate-key", "not-utf8"])
+def test_a_hostile_bundle_index_is_a_clean_refusal(index, tmp_path, scored_run):
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        info = tarfile.TarInfo(INDEX)
+        info.size = len(index)
+        tar.addfile(info, io.BytesIO(index))
+    bundle = tmp_path / "index.tar.gz"
+    bundle.write_bytes(gzip.compress(raw.getvalue()))
+    gate = invoke("gate", str(scored_run), "--baseline", str(bundle))
+    assert gate.exit_code == 2, gate.output
+    assert f"{INDEX} is not a bundle index" in gate.output and "a bug in citeval" not in gate.output

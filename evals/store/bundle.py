@@ -227,10 +227,10 @@ def _safe_member(path: Path, member: tarfile.TarInfo, limit: int) -> None:
 def _check_index(path: Path, files: dict[str, bytes]) -> None:
     if INDEX not in files:
         raise DataError(path, None, f"not a citeval bundle ({INDEX} missing)")
-    try:
-        index = json.loads(files[INDEX].decode("utf-8"))
+    try:  # the reading limits (depth, digits, duplicate keys) hold for the index too
+        index = parse_json(decode_text(files[INDEX], f"{path}:{INDEX}"), f"{path}:{INDEX}")
         listed = index["files"]
-    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
+    except (DataError, KeyError, TypeError):
         raise DataError(path, None, f"{INDEX} is not a bundle index") from None
     if not isinstance(index.get("format"), int) or index["format"] > BUNDLE_FORMAT:
         raise DataError(path, None, f"bundle format {index.get('format')!r} is not one this citeval reads; upgrade")
