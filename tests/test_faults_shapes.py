@@ -126,3 +126,24 @@ def test_an_id_given_twice_in_an_ingest_manifest_names_the_manifest_lines(second
     assert field in result.output
     assert "versions.jsonl" not in result.output and "chunks.jsonl" not in result.output  # not the would-be files
     assert not (tmp_path / "ds").exists()
+
+
+def test_a_streamed_block_input_nested_too_deep_is_kept_as_streamed_text(tmp_path):
+    """A block type newer than the SDK keeps its streamed input; input that nests 100,000 deep
+    cannot be parsed (RecursionError) and stays the text it streamed as: the run goes on."""
+    sample = _sample()
+    deep = "[" * 100_000 + "]" * 100_000
+    events = [
+        _message_start({"input_tokens": 3, "output_tokens": 1}),
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "brand_new_block", "id": "b"}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": deep}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}},
+    ]
+    replay = tmp_path / "replay.jsonl"
+    line = {"question_id": sample["question_id"], "documents": sample["documents"], "events": events}
+    replay.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    result = invoke("run", str(DEMO), "--backend", f"replay:{replay}", "--out", str(tmp_path / "runs"),
+                    "--run-id", "r", "--limit", "1")
+    assert result.exit_code == 0, result.output
+    assert invoke("score", str(tmp_path / "runs" / "r")).exit_code == 0

@@ -312,7 +312,7 @@ def fold_events(events: Sequence[Any]) -> tuple[dict[str, Any], dict[str, Any] |
             if streamed_input:
                 try:
                     block["input"] = json.loads(streamed_input)
-                except ValueError:
+                except (ValueError, RecursionError):  # kept as streamed (a depth the limits refuse too)
                     block["input"] = streamed_input
             folded["content"][index] = block
     return folded, error
