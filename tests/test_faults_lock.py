@@ -118,7 +118,8 @@ def test_two_resumes_at_once_ask_each_question_once(tmp_path: Path) -> None:
         keep = [line for line in lines if json.loads(line)["question_id"] == "q1"]
         (run / "answers.jsonl").write_text(keep[0] + "\n", encoding="utf-8")  # as a kill leaves it
         service.arrivals.clear()
-        service.script = {q: [Response(200, {"question_id": q, "status": "abstained"}, delay=1.5)]
+        # long enough for the second citeval to start (imports take seconds on a loaded machine)
+        service.script = {q: [Response(200, {"question_id": q, "status": "abstained"}, delay=6.0)]
                           for q in ("q2", "q3")}
         first = start("run", "--resume", str(run), cwd=tmp_path)
         wait_for_holder(run, "citeval run --resume", first)
