@@ -2,9 +2,9 @@
 scored and reported at two sizes, and each stage's CPU time must grow about as the citations do.
 
 A ratio of two sizes measured in the same process, never an absolute time: 10× the citations may
-cost up to 20× (linear work measures 2–9×); the one quadratic step brought back, the repeated-id
-check by list.count, measures 29× (before the fix: the report's evidence index rebuilt per citation, the
-answer's repeated-id check by list.count, a deep copy per replayed answer)."""
+cost up to 20× (linear work measures 2–9×). The quadratic steps this guards against: the
+report's evidence index rebuilt per citation, the answer's repeated-id check by list.count (put
+back, it measures 29×), a deep copy per replayed answer."""
 
 from __future__ import annotations
 
