@@ -124,6 +124,34 @@ def test_bundle_never_packs_a_linked_file(scored: Path, tmp_path: Path) -> None:
     assert not out.exists() and leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize("target", ["fifo", "link"])
+def test_an_output_path_that_is_a_link_or_a_device_is_never_replaced(target: str, scored: Path, tmp_path: Path) -> None:
+    """`--out /dev/stdout` or `/dev/full`: the rename that publishes a file would put a regular file
+    in place of the link or the device. Each output option is refused instead, naming the path
+    (not the temporary sibling), and what was there stays."""
+    aim = tmp_path / "kept.txt"
+    aim.write_text("kept\n", encoding="utf-8")
+    commands = {
+        "report": ("report", str(scored), "--out"),
+        "bundle": ("bundle", str(scored), "--out"),
+        "summary": ("gate", str(scored), "--summary"),
+        "junit": ("gate", str(scored), "--junit"),
+        "tasks": ("label", "push", str(scored), "--to-file"),
+    }
+    for name, command in commands.items():
+        out = tmp_path / f"{name}.out"
+        if target == "fifo":
+            os.mkfifo(out)
+        else:
+            out.symlink_to(aim)
+        done = cli(*command, str(out), cwd=tmp_path)
+        assert done.returncode == 2, (name, done.stdout, done.stderr)
+        assert str(out) in done.stderr and ".tmp" not in done.stderr, done.stderr
+        assert (out.is_fifo() if target == "fifo" else out.is_symlink()), name
+        assert aim.read_text(encoding="utf-8") == "kept\n"
+    assert leftovers(tmp_path) == []
+
+
 @pytest.mark.parametrize("kind", ["dev-zero", "fifo", "folder"])
 def test_inputs_that_are_no_regular_file_are_refused(kind: str, scored: Path, tmp_path: Path) -> None:
     if kind == "dev-zero":

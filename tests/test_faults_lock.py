@@ -118,7 +118,8 @@ def test_two_resumes_at_once_ask_each_question_once(tmp_path: Path) -> None:
         keep = [line for line in lines if json.loads(line)["question_id"] == "q1"]
         (run / "answers.jsonl").write_text(keep[0] + "\n", encoding="utf-8")  # as a kill leaves it
         service.arrivals.clear()
-        service.script = {q: [Response(200, {"question_id": q, "status": "abstained"}, delay=1.5)]
+        # long enough for the second citeval to start (imports take seconds on a loaded machine)
+        service.script = {q: [Response(200, {"question_id": q, "status": "abstained"}, delay=6.0)]
                           for q in ("q2", "q3")}
         first = start("run", "--resume", str(run), cwd=tmp_path)
         wait_for_holder(run, "citeval run --resume", first)
@@ -160,6 +161,31 @@ def test_a_stale_lock_of_a_dead_pid_is_taken_over_with_a_note(scored: Path) -> N
     assert again.returncode == 0, again.stderr
     assert f"note: {scored}: took over the lock of pid {pid} (`citeval score`" in again.stderr
     assert (scored / LOCK_FILE).read_text(encoding="utf-8") == ""  # released clean
+
+
+@pytest.mark.parametrize("record", [
+    "[" * 2000,
+    json.dumps({"pid": 10 ** 30, "command": "citeval score"}),
+    json.dumps({"pid": -1, "command": "citeval score"}),
+    json.dumps({"pid": 0}),
+    json.dumps({"pid": True}),
+], ids=["nested-2000-deep", "huge-pid", "pid-minus-1", "pid-0", "pid-true"])
+def test_a_hand_made_lock_file_names_no_holder_and_is_taken(record: str, scored: Path) -> None:
+    """A lock file no citeval wrote (nested past json's recursion, a pid that would overflow
+    os.kill, or signal a process group or every process): no holder, the lock is free and taken."""
+    (scored / LOCK_FILE).write_text(record, encoding="utf-8")
+    again = cli("score", str(scored), cwd=scored.parent.parent)
+    assert again.returncode == 0, again.stderr
+    assert "Traceback" not in again.stderr and "took over" not in again.stderr
+
+
+def test_a_lock_holder_s_command_is_shown_with_its_controls_escaped(scored: Path) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    record = {"pid": int(dead.stdout), "command": "citeval \x1b]0;owned\x07\x1b[2J", "since": "x\ry"}
+    (scored / LOCK_FILE).write_text(json.dumps(record) + "\n", encoding="utf-8")
+    again = cli("score", str(scored), cwd=scored.parent.parent)
+    assert again.returncode == 0, again.stderr
+    assert "\x1b" not in again.stderr and "citeval \\x1b]0;owned\\x07\\x1b[2J" in again.stderr
 
 
 def test_score_refuses_a_run_whose_process_died_while_it_ran(tmp_path: Path) -> None:

@@ -218,7 +218,7 @@ error_rate = { max = 0.02 }
     md = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
     assert md.startswith("### ❌ citeval gate failed (1 of 3 rules)")
     assert "| ❌ | `overall.citation_validity` | 0.970 [0.930, 1.000] (n=40) | ≥ 0.99 |" in md
-    assert "run `run-&lt;1&gt;`" in md
+    assert "run `run-<1>`" in md  # inside a code span "<" is text, never HTML (an entity would show as "&lt;")
     assert result.exit_code == 1
 
 

@@ -24,6 +24,7 @@ from evals.contract.ordered import RateEntry
 from evals.contract.probe import COUNTERFACTUAL_KINDS, PROBE_KINDS, ProbeKind
 from evals.errors import DataError
 from evals.store.runfolder import RunFolder
+from evals.text.escape import markdown_code, terminal_safe
 
 __all__ = ["GATE_KEYS", "ProbeGates", "ProbeOutcome", "failed_probe_rules", "probe_gates_of", "probe_outcome"]
 
@@ -149,11 +150,11 @@ class ProbeOutcome:
         lines = [f"probe gate ({self.gates.source}) on {self.run_dir}: {len(self.checked)} bound(s)"]
         lines += [f"  FAIL {rule}" for rule in self.failed]
         lines.append("FAIL" if self.failed else "PASS")
-        return "\n".join(lines) + "\n"
+        return terminal_safe("\n".join(lines) + "\n")
 
     def to_markdown(self) -> str:
         head = "❌ probe gate failed" if self.failed else "✅ probe gate passed"
-        rows = [f"- ❌ `{rule}`" for rule in self.failed] or ["- every bound holds"]
+        rows = [f"- ❌ {markdown_code(rule)}" for rule in self.failed] or ["- every bound holds"]
         return f"### {head}\n\n" + "\n".join(rows) + "\n"
 
     def to_junit(self) -> str:

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from evals.gate.config import BaselineRule, Rule
 from evals.gate.probe_bounds import ProbeOutcome
+from evals.text.escape import markdown_code, markdown_text, terminal_safe
 
 Status = Literal["pass", "fail", "skip"]
 ICON = {"pass": "✅", "fail": "❌", "skip": "⚪"}
@@ -139,6 +140,21 @@ class BaselineInfo:
             text += f"; {len(self.only_in_baseline)} only in the baseline{ids(self.only_in_baseline)}"
         return text
 
+    def overlap_markdown(self) -> str:
+        """overlap_text for a Markdown summary: every id and the source as inline code."""
+
+        def ids(items: list[str]) -> str:
+            shown = ", ".join(markdown_code(i) for i in items[:SHOWN_IDS])
+            return f": {shown}" + (f", … ({len(items) - SHOWN_IDS} more)" if len(items) > SHOWN_IDS else "")
+
+        text = (f"baseline {markdown_code(self.run_id or '?')} ({markdown_code(self.source)}): "
+                f"{self.shared} shared question(s)")
+        if self.only_in_run:
+            text += f"; {len(self.only_in_run)} only in this run{ids(self.only_in_run)}"
+        if self.only_in_baseline:
+            text += f"; {len(self.only_in_baseline)} only in the baseline{ids(self.only_in_baseline)}"
+        return text
+
     def to_json(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id,
@@ -244,7 +260,8 @@ class GateResult:
             lines += [f"SKIP {o.rule.rule_id}: {o.message}" for o in skipped]
         lines += [f"FAIL {o.rule.rule_id}: {o.message}" for o in self.failed]
         lines += [f"FAIL {rule}" for rule in self.probe_failed]
-        return "\n".join([*lines, self.summary_line()]) + "\n"
+        # ids, labels and paths come from files: no control character reaches the terminal
+        return terminal_safe("\n".join([*lines, self.summary_line()]) + "\n")
 
     def to_junit(self) -> str:
         return to_junit(self)
@@ -334,7 +351,8 @@ def to_junit(result: GateResult) -> str:
 
 
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace(">", "&gt;")
+    """Our prose around untrusted pieces: nothing in it live (evals.text.escape)."""
+    return markdown_text(text)
 
 
 def _rule_table(outcomes: Iterable[RuleOutcome]) -> list[str]:
@@ -342,7 +360,8 @@ def _rule_table(outcomes: Iterable[RuleOutcome]) -> list[str]:
     for o in outcomes:
         n = f" (n={o.n})" if o.n is not None and not o.rule.is_count else ""
         out.append(
-            f"| {ICON[o.status]} | `{o.rule.rule_id}` | {o.observed_text()}{n} | {_md(o.rule.requirement())} "
+            f"| {ICON[o.status]} | {markdown_code(o.rule.rule_id, in_table=True)} | {o.observed_text()}{n} "
+            f"| {_md(o.rule.requirement())} "
             f"| {_md(o.message)} |"
         )
     return out
@@ -354,7 +373,7 @@ def _baseline_table(outcomes: Iterable[BaselineOutcome]) -> list[str]:
     for o in outcomes:
         count = o.rule.is_count
         out.append(
-            f"| {ICON[o.status]} | `{o.rule.rule_id}` | {o.n if o.n is not None else '—'} "
+            f"| {ICON[o.status]} | {markdown_code(o.rule.rule_id, in_table=True)} | {o.n if o.n is not None else '—'} "
             f"| {_value(o.baseline, count)} | {_value(o.observed, count)} | {o.delta_text()} | {o.p_text()} "
             f"| {_md(o.rule.requirement())} | {_md(o.message)} |"
         )
@@ -365,19 +384,19 @@ def to_markdown(result: GateResult) -> str:
     """A summary fit for a CI job summary: the verdict, the failed rules, then every rule folded."""
     if result.probe_only and result.probe is not None:
         return result.probe.to_markdown()
-    run = f" — run `{_md(result.run_id)}`" if result.run_id else ""
+    run = f" — run {markdown_code(result.run_id)}" if result.run_id else ""
     total = len(result.all_outcomes) + (len(result.probe.checked) if result.probe is not None else 0)
     failed_count = len(result.failed) + len(result.probe_failed)
     head = "passed" if result.passed else f"failed ({failed_count} of {total} rules)"
     lines = [f"### {ICON['pass' if result.passed else 'fail']} citeval gate {head}{run}", ""]
-    lines += [f"Gates file: `{_md(str(result.gates_path))}`; {len(result.skipped)} rule(s) skipped.", ""]
-    lines += [f"Note: {_md(n)}" for n in result.notes]
+    lines += [f"Gates file: {markdown_code(str(result.gates_path))}; {len(result.skipped)} rule(s) skipped.", ""]
+    lines += [line for n in result.notes for line in (f"Note: {_md(n)}", "")]
     failed = [o for o in result.outcomes if o.status == "fail"]
     if failed:
         lines += ["**Failed rules**", "", *_rule_table(failed), ""]
     if result.baseline is not None or result.baseline_outcomes:
-        overlap = result.baseline.overlap_text() if result.baseline else "no baseline run given"
-        lines += [f"**Against the baseline** — {_md(overlap)}", ""]
+        overlap = result.baseline.overlap_markdown() if result.baseline else "no baseline run given"
+        lines += [f"**Against the baseline** — {overlap}", ""]
         if result.baseline_outcomes:
             lines += [*_baseline_table(result.baseline_outcomes), ""]
     if result.probe is not None:

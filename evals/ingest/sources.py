@@ -46,7 +46,7 @@ from evals.errors import DataError
 from evals.ingest.chunking import Block, EditionText, chunk_edition, text_outside
 from evals.store.atomic import staged_folder, write_text_atomic
 from evals.store.jsonl import validation_errors, write_jsonl_atomic
-from evals.store.reading import read_file_text, read_toml
+from evals.store.reading import TomlDocument, read_file_text, read_toml_document
 
 SAFE_ID = re.compile(r"[A-Za-z0-9_.-]{1,200}")  # an id that becomes a file name
 
@@ -220,8 +220,10 @@ class _Edition:
 def _read_manifests(sources: Path) -> tuple[list[Document], list[_Edition]]:
     documents: list[Document] = []
     editions: list[_Edition] = []
+    first: dict[tuple[str, str], str] = {}  # (field, id) → where it was first given, file:line
     for manifest_path in _manifest_paths(sources):
-        manifest = read_toml(manifest_path)
+        manifest_doc = read_toml_document(manifest_path)
+        manifest = manifest_doc.data
         raw_documents = manifest.get("document", [])
         if not isinstance(raw_documents, list) or not all(isinstance(d, dict) for d in raw_documents):
             raise DataError(manifest_path, None, "must be a list of [[document]] tables", field="document")
@@ -232,11 +234,47 @@ def _read_manifests(sources: Path) -> tuple[list[Document], list[_Edition]]:
                 raise DataError(manifest_path, None, "must be a list of [[document.edition]] tables",
                                 field=f"{where}.edition")
             document = _validated(Document, {"acl": [], **raw_doc}, manifest_path, where)
+            _once(first, "document_id", document.document_id, manifest_doc, _table_line(manifest_doc, d_index, None))
             documents.append(document)
             for e_index, raw_edition in enumerate(raw_editions):
                 e_where = f"{where}.edition[{e_index}]"
-                editions.append(_read_edition(sources, manifest_path, e_where, document, raw_edition))
+                edition = _read_edition(sources, manifest_path, e_where, document, raw_edition)
+                _once(first, "version_id", edition.version.version_id, manifest_doc,
+                      _table_line(manifest_doc, d_index, e_index))
+                editions.append(edition)
     return documents, editions
+
+
+def _table_line(manifest: TomlDocument, d_index: int, e_index: int | None) -> int | None:
+    """The line of the document's `document_id` (e_index None) or of its edition's `version_id`:
+    the n-th [[document]] table, and the n-th [[document.edition]] inside it."""
+    key = "document_id" if e_index is None else "version_id"
+    documents = editions = -1
+    for lineno, line in enumerate(manifest.text.splitlines(), 1):
+        header = line.strip().replace(" ", "")
+        if header.startswith("[[document]]"):
+            documents, editions = documents + 1, -1
+        elif header.startswith("[[document.edition]]"):
+            editions += 1
+        elif header.startswith("["):
+            continue
+        elif documents == d_index and (editions == -1 if e_index is None else editions == e_index) and (
+            line.strip().startswith(key) and line.strip()[len(key):].lstrip().startswith("=")
+        ):
+            return lineno
+    return None
+
+
+def _once(first: dict[tuple[str, str], str], field: str, value: str, manifest: TomlDocument,
+          line: int | None) -> None:
+    """An id given twice across the manifests is an error at the second place, naming the first —
+    the manifest's lines, not the registry files it would become."""
+    here = f"{manifest.path}:{line}" if line is not None else str(manifest.path)
+    earlier = first.setdefault((field, value), here)
+    if earlier != here:
+        whose = "each edition" if field == "version_id" else "each document"
+        raise DataError(manifest.path, line, f"{field} {value!r} is given twice (first at {earlier}); "
+                                             f"{whose} needs its own", field=field)
 
 
 def _source_file(sources: Path, manifest_path: Path, name: Any, field_name: str) -> Path:

@@ -22,6 +22,7 @@ from evals.report.stats import (
 )
 from evals.report.views import TIER_ORDER
 from evals.store.runfolder import RunFolder
+from evals.text.escape import one_line, terminal_safe
 
 
 @dataclass
@@ -132,7 +133,7 @@ class Comparison:
     def to_text(self, limit: int = 20) -> str:
         a, b = self.run_a, self.run_b
         lines = [
-            f"A = {a.run_id} ({a.label}), B = {b.run_id} ({b.label})",
+            f"A = {one_line(a.run_id)} ({one_line(str(a.label))}), B = {one_line(b.run_id)} ({one_line(str(b.label))})",
             f"{len(self.shared)} shared question(s); {self.only_a} only in A, {self.only_b} only in B",
             "",
             f"{'metric':<24}{'n':>5}{'A':>9}{'B':>9}{'B − A':>9}  {'95 % CI':<19}{'p':>8}  verdict",
@@ -157,11 +158,13 @@ class Comparison:
             lines += ["", f"{title}: {len(flips)}"]
             for f in flips[:limit]:
                 codes = ", ".join(sorted(set(f.findings_b if f in self.regressed else f.findings_a))) or f.status_b
-                q = (f.question or "")[:70]
-                lines.append(f"  {f.question_id} [{f.risk_tier}] {q}  — {codes}")
+                q = one_line(f.question or "")[:70]
+                lines.append(f"  {one_line(f.question_id)} [{f.risk_tier}] {q}  — {codes}")
             if len(flips) > limit:
                 lines.append(f"  … and {len(flips) - limit} more (--format json)")
-        return "\n".join(lines) + "\n"
+        # run ids, labels, question ids and texts come from files: a control character in one
+        # (ESC recolouring the terminal, a carriage return hiding a line) is shown escaped
+        return terminal_safe("\n".join(lines) + "\n")
 
 
 def _f(x: float | None, signed: bool = False) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from evals.contract.metrics import ERROR_RATE, LOWER_IS_BETTER, PER_ANSWER_METRICS
-from evals.contract.models import TIERS_BY_RISK, Answer, Chunk, Evidence, Finding, Version
+from evals.contract.models import TIERS_BY_RISK, Answer, Chunk, Claim, Evidence, Finding, Link, Version
 from evals.contract.scores import QuestionScore
 from evals.data.registry import Registry
 from evals.data.render import cached_chunk_region, cited_page, page_link
@@ -22,6 +22,12 @@ from evals.store.runfolder import RunFolder
 
 TIER_ORDER = {tier: rank for rank, tier in enumerate(TIERS_BY_RISK)}
 SNIPPET = 360
+# one question's drill-down shows at most this many claims and findings (those with findings
+# first, then in answer order): an answer of 40,000 citations would otherwise make a report of
+# 47 MB that takes seconds to render and no one reads; the rest stay in answers.jsonl and
+# findings.jsonl, and the card says how many were left out
+MAX_CLAIMS_SHOWN = 200
+MAX_FINDINGS_SHOWN = 200
 MAX_URL = 4096
 _SAFE_URL = re.compile(r"^https?://[^\s\x00-\x1f\x7f<>\"'`\\]+$", re.IGNORECASE)
 
@@ -106,6 +112,8 @@ class QuestionView:
     claims: list[ClaimView]
     metrics: dict[str, float | None]
     codes: list[str]
+    hidden_claims: int = 0
+    hidden_findings: int = 0
 
     @property
     def answer_findings(self) -> list[Finding]:
@@ -137,18 +145,34 @@ def _snippet(text: str, quote: str | None) -> tuple[str, str, str]:
     return text, "", ""
 
 
+_ID_LETTERS = re.compile(r"^[A-Za-zА-Яа-я]+")
+
+
 def _evidence_index(answer: Answer) -> dict[str, Evidence]:
     index = {e.evidence_id: e for e in answer.evidence}
     for e in answer.evidence:  # "[1]" may stand for "E1", as in the checks
-        digits = re.sub(r"^[A-Za-zА-Яа-я]+", "", e.evidence_id)
+        digits = _ID_LETTERS.sub("", e.evidence_id)
         if digits and digits != e.evidence_id:
             index.setdefault(digits, e)
     return index
 
 
+class AnswerIndex:
+    """One answer's evidence by id (and by its digits) and links by evidence id (in the answer's
+    order), built once per answer: looked up per citation, an answer of 40,000 citations would
+    otherwise cost 40,000 × 40,000 steps."""
+
+    def __init__(self, answer: Answer) -> None:
+        self.evidence = _evidence_index(answer)
+        self.links: dict[str, list[tuple[int, Link]]] = {}
+        for i, link in enumerate(answer.links):
+            self.links.setdefault(link.evidence_id, []).append((i, link))
+
+
 def _citation(run: RunFolder, answer: Answer, evidence_id: str, quote: str | None, asked_at: datetime,
-              now: datetime, codes: list[str]) -> CitationView:
-    evidence = _evidence_index(answer).get(evidence_id)
+              now: datetime, codes: list[str], index: AnswerIndex | None = None) -> CitationView:
+    index = index or AnswerIndex(answer)
+    evidence = index.evidence.get(evidence_id)
     view = CitationView(evidence_id=evidence_id, known=evidence is not None, codes=codes)
     if evidence is None:
         return view
@@ -173,9 +197,10 @@ def _citation(run: RunFolder, answer: Answer, evidence_id: str, quote: str | Non
     view.snippet_before, view.snippet_mark, view.snippet_after = _snippet(text, quote)
     if registry is not None and chunk is not None and edition is not None:
         _add_page_region(view, registry, chunk, edition, evidence)
-    for link in answer.links:
-        if link.evidence_id == evidence_id or (evidence and link.evidence_id == evidence.evidence_id):
-            view.links.append(LinkView(url=link.url, href=safe_url(link.url)))
+    links = index.links.get(evidence_id, [])
+    if evidence.evidence_id != evidence_id:
+        links = sorted(links + index.links.get(evidence.evidence_id, []), key=lambda pair: pair[0])
+    view.links.extend(LinkView(url=link.url, href=safe_url(link.url)) for _, link in links)
     return view
 
 
@@ -204,20 +229,40 @@ def _add_page_region(
     view.page_href = safe_url(page_link(edition, page))
 
 
+def _shown_claims(claims: list[Claim], by_claim: dict[str | None, set[str]]) -> list[Claim]:
+    """At most MAX_CLAIMS_SHOWN claims, those with findings first, kept in answer order."""
+    if len(claims) <= MAX_CLAIMS_SHOWN:
+        return claims
+    flagged = [i for i, c in enumerate(claims) if c.claim_id in by_claim]
+    rest = [i for i, c in enumerate(claims) if c.claim_id not in by_claim]
+    keep = sorted((flagged + rest)[:MAX_CLAIMS_SHOWN])
+    return [claims[i] for i in keep]
+
+
 def question_view(run: RunFolder, question_id: str, now: datetime, findings: list[Finding]) -> QuestionView:
     row = run.per_question[question_id]
     q = run.try_questions().get(question_id)
     answer = run.answers.get(question_id)
     asked_at = run.asked_at(question_id)
     claims: list[ClaimView] = []
+    hidden_claims = 0
     if answer is not None:
-        for claim in claims_of(answer):
-            claim_codes = sorted({f.code for f in findings if f.claim_id == claim.claim_id})
-            cites = []
-            for eid in claim.evidence_ids:
-                codes = sorted({f.code for f in findings if f.claim_id == claim.claim_id and f.evidence_id == eid})
-                cites.append(_citation(run, answer, eid, claim.quote, asked_at, now, codes))
+        index = AnswerIndex(answer)
+        by_claim: dict[str | None, set[str]] = {}
+        by_citation: dict[tuple[str | None, str | None], set[str]] = {}
+        for f in findings:
+            by_claim.setdefault(f.claim_id, set()).add(f.code)
+            by_citation.setdefault((f.claim_id, f.evidence_id), set()).add(f.code)
+        all_claims = claims_of(answer)
+        for claim in _shown_claims(all_claims, by_claim):
+            cites = [
+                _citation(run, answer, eid, claim.quote, asked_at, now,
+                          sorted(by_citation.get((claim.claim_id, eid), ())), index)
+                for eid in claim.evidence_ids
+            ]
+            claim_codes = sorted(by_claim.get(claim.claim_id, ()))
             claims.append(ClaimView(claim.claim_id, claim.text, claim.quote, cites, claim_codes))
+        hidden_claims = len(all_claims) - len(claims)
     error = None
     if answer is not None and answer.error is not None:
         error = f"{answer.error.type}: {answer.error.message}"
@@ -235,8 +280,10 @@ def question_view(run: RunFolder, question_id: str, now: datetime, findings: lis
         error=error,
         stale_notice=bool(answer.stale_notice) if answer else False,
         should_abstain=row.should_abstain,
-        findings=findings,
+        findings=findings[:MAX_FINDINGS_SHOWN],
         claims=claims,
+        hidden_claims=hidden_claims,
+        hidden_findings=max(0, len(findings) - MAX_FINDINGS_SHOWN),
         metrics={name: row.value(name) for name in PER_ANSWER_METRICS if name != ERROR_RATE},
         codes=sorted(set(row.findings)),
     )

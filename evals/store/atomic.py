@@ -100,10 +100,14 @@ _WHAT_TO_DO = {
 _NOT_REGULAR = "is not a regular file (a folder, FIFO or device): citeval writes and packs only regular files"
 
 
-def os_failure(path: Path | str, exc: OSError, doing: str = "write", *, exit_code: int = 2) -> StoreError:
+def os_failure(path: Path | str, exc: OSError, doing: str = "write", *, exit_code: int = 2,
+               own_name: bool = False) -> StoreError:
     """An OSError of the system (disk full, read-only, no inode, a name too long …) as a StoreError:
-    one line naming the path and what to free or change — an outcome, never a traceback."""
+    one line naming the path and what to free or change — an outcome, never a traceback.
+    own_name: name `path` even where the error names another file (a temporary sibling)."""
     named = exc.filename if isinstance(exc.filename, (str, bytes, os.PathLike)) and exc.filename else path
+    if own_name:
+        named = path
     what = _WHAT_TO_DO.get(exc.errno or 0) or (exc.strerror or str(exc) or type(exc).__name__)
     return StoreError(os.fsdecode(named), f"cannot {doing}: {what}", exit_code=exit_code)
 
@@ -212,10 +216,13 @@ def writing(path: Path | str, mode: str = "w", *, point: str | None = None) -> I
     (disk full, read-only, a name too long) comes out as a StoreError naming path."""
     path = Path(path)
     parent = _parent_of(path)
+    # the rename would replace a link or a device at path (`--out /dev/stdout`, `/dev/full`) with
+    # a regular file: refused, like every write through a link or into a special file
+    refuse_link(path)
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}."[:200], suffix=".tmp", dir=parent)
     except OSError as exc:
-        raise os_failure(path, exc) from None
+        raise os_failure(path, exc, own_name=True) from None
     tmp = Path(tmp_name)
     try:
         # mkstemp makes the file 0600 whatever the umask; the file renamed into place gets the
@@ -235,7 +242,7 @@ def writing(path: Path | str, mode: str = "w", *, point: str | None = None) -> I
         with contextlib.suppress(OSError):
             tmp.unlink()
         if isinstance(exc, OSError) and not isinstance(exc, StoreError):
-            raise os_failure(path, exc) from None
+            raise os_failure(path, exc, own_name=exc.filename in (tmp_name, str(tmp))) from None
         raise
     _fsync_dir(parent)
 

@@ -13,17 +13,22 @@ the bundle's files (no path, no link, no device), within a size limit, and match
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import hashlib
 import io
 import json
+import lzma
+import os
 import tarfile
 import tempfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, cast
 
 from evals._version import __version__
 from evals.errors import DataError
@@ -49,7 +54,14 @@ BUNDLE_FORMAT = 1
 INDEX = "citeval-bundle.json"
 RUN_FILES = (MANIFEST, ANSWERS, FINDINGS, JUDGMENTS, PER_QUESTION, SCORES, AGREEMENT, SCORE_MARKER)
 REQUIRED = (MANIFEST, PER_QUESTION, SCORES)
-MAX_FILE_BYTES = 1 << 30  # one run file; a 200-question run is a few MB
+# Read-back bounds, counted on the decompressed stream as it is read (a member's header may lie,
+# and tarfile itself reads pax headers whole): a 200-question run is a few MB, a 100,000-answer
+# run some hundreds. CITEVAL_BUNDLE_MAX_BYTES raises the total for bigger runs.
+MAX_BUNDLE_BYTES = 1 << 30  # all members together, uncompressed
+MAX_FILE_BYTES = 1 << 30  # one member
+MAX_RATIO = 200  # uncompressed / compressed: JSON lines compress 5–30×, a bomb 1,000× and more
+RATIO_FLOOR = 16 << 20  # below this much uncompressed, any ratio is fine (a tiny bundle of zeros)
+BUNDLE_MAX_ENV = "CITEVAL_BUNDLE_MAX_BYTES"
 
 
 @dataclass
@@ -156,23 +168,69 @@ def _member_name(member: tarfile.TarInfo) -> str:
     return name
 
 
-def _safe_member(path: Path, member: tarfile.TarInfo) -> None:
+def _max_bundle_bytes() -> int:
+    value = os.environ.get(BUNDLE_MAX_ENV, "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else MAX_BUNDLE_BYTES
+
+
+class _Inflated(Exception):
+    """The decompressed stream passed a bound; the message says which."""
+
+
+class _BoundedStream(io.RawIOBase):
+    """The decompressed tar stream, refused (_Inflated) once it passes the total bound or
+    inflates more than MAX_RATIO times the compressed bytes read so far."""
+
+    def __init__(self, inner: IO[bytes], compressed: IO[bytes], limit: int) -> None:
+        self._inner, self._compressed, self._limit, self.read_bytes = inner, compressed, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self._inner.read(len(buffer))
+        self.read_bytes += len(data)
+        if self.read_bytes > self._limit:
+            raise _Inflated(f"more than {self._limit} bytes uncompressed (set {BUNDLE_MAX_ENV} to allow more)")
+        packed = max(1, self._compressed.tell())
+        if self.read_bytes > RATIO_FLOOR and self.read_bytes > MAX_RATIO * packed:
+            raise _Inflated(f"{self.read_bytes} bytes from {packed} compressed: inflates over {MAX_RATIO}× "
+                            "(a decompression bomb, not a run)")
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _decompressed(archive: IO[bytes]) -> IO[bytes]:
+    """The tar stream of a .tar.gz (or .tar.bz2, .tar.xz, plain .tar), by its first bytes."""
+    magic = archive.read(6)
+    archive.seek(0)
+    if magic.startswith(b"\x1f\x8b"):
+        return cast(IO[bytes], gzip.GzipFile(fileobj=archive, mode="rb"))
+    if magic.startswith(b"BZh"):
+        return cast(IO[bytes], bz2.BZ2File(archive))
+    if magic.startswith(b"\xfd7zXZ"):
+        return cast(IO[bytes], lzma.LZMAFile(archive))
+    return archive
+
+
+def _safe_member(path: Path, member: tarfile.TarInfo, limit: int) -> None:
     name = _member_name(member)
     if name not in (*RUN_FILES, INDEX):
         raise DataError(path, None, f"unexpected member {name!r} in the bundle (only run files, no paths)")
-    if not member.isfile():
+    if not member.isfile() or member.issparse():
         raise DataError(path, None, f"member {name!r} is not a regular file (links and devices are refused)")
-    if member.size > MAX_FILE_BYTES:
-        raise DataError(path, None, f"member {name!r} is larger than {MAX_FILE_BYTES} bytes")
+    if member.size > min(MAX_FILE_BYTES, limit):
+        raise DataError(path, None, f"member {name!r} is larger than {min(MAX_FILE_BYTES, limit)} bytes "
+                                    f"(set {BUNDLE_MAX_ENV} to allow more)")
 
 
 def _check_index(path: Path, files: dict[str, bytes]) -> None:
     if INDEX not in files:
         raise DataError(path, None, f"not a citeval bundle ({INDEX} missing)")
-    try:
-        index = json.loads(files[INDEX].decode("utf-8"))
+    try:  # the reading limits (depth, digits, duplicate keys) hold for the index too
+        index = parse_json(decode_text(files[INDEX], f"{path}:{INDEX}"), f"{path}:{INDEX}")
         listed = index["files"]
-    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
+    except (DataError, KeyError, TypeError):
         raise DataError(path, None, f"{INDEX} is not a bundle index") from None
     if not isinstance(index.get("format"), int) or index["format"] > BUNDLE_FORMAT:
         raise DataError(path, None, f"bundle format {index.get('format')!r} is not one this citeval reads; upgrade")
@@ -190,20 +248,31 @@ def _check_index(path: Path, files: dict[str, bytes]) -> None:
 def read_bundle(path: Path | str, dest: Path | str) -> Path:
     """Unpack a bundle's checked files into `dest` (a folder that exists); return it."""
     path, dest = Path(path), Path(dest)
+    limit = _max_bundle_bytes()
+    files: dict[str, bytes] = {}
     try:
-        with open_binary(path) as archive, tarfile.open(fileobj=archive, mode="r:*") as tar:
-            files: dict[str, bytes] = {}
-            for member in tar.getmembers():
-                if member.isdir() and _member_name(member) in ("", "."):
-                    continue  # the top folder entry of a bundle packed by hand with tar -C RUN .
-                _safe_member(path, member)
-                handle = tar.extractfile(member)
-                assert handle is not None  # a regular file always has content
-                name = _member_name(member)
-                if name in files:
-                    raise DataError(path, None, f"member {name!r} appears twice in the bundle")
-                files[name] = handle.read()
-    except (tarfile.TarError, EOFError, OSError) as exc:
+        with open_binary(path) as archive, _decompressed(archive) as plain:
+            stream = io.BufferedReader(_BoundedStream(plain, archive, limit))
+            # stream mode: members are read in order as they come, nothing seeks or scans ahead
+            with tarfile.open(fileobj=stream, mode="r|") as tar:
+                total = 0
+                for member in tar:
+                    if member.isdir() and _member_name(member) in ("", "."):
+                        continue  # the top folder entry of a bundle packed by hand with tar -C RUN .
+                    _safe_member(path, member, limit)
+                    name = _member_name(member)
+                    if name in files:
+                        raise DataError(path, None, f"member {name!r} appears twice in the bundle")
+                    total += member.size
+                    if total > limit:
+                        raise _Inflated(f"members of more than {limit} bytes together (set {BUNDLE_MAX_ENV} "
+                                        "to allow more)")
+                    handle = tar.extractfile(member)
+                    assert handle is not None  # a regular file always has content
+                    files[name] = handle.read()
+    except _Inflated as exc:
+        raise DataError(path, None, f"bundle refused: {exc}") from None
+    except (tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError) as exc:
         raise DataError(path, None, f"not a readable .tar.gz bundle: {exc}") from None
     _check_index(path, files)
     for name, data in files.items():

@@ -33,6 +33,7 @@ from typing import Any
 
 from evals.errors import DataError, FolderBusy, UsageError
 from evals.store.atomic import open_lock_file, os_failure
+from evals.text.escape import one_line
 
 __all__ = ["LOCK_FILE", "MAX_WAIT_S", "FolderBusy", "check_wait", "folder_lock", "waiting_for_lock"]
 
@@ -76,9 +77,16 @@ def _read_holder(fd: int) -> dict[str, Any] | None:
     try:
         data = os.pread(fd, 4096, 0)
         doc = json.loads(data.decode("utf-8")) if data.strip() else None
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # a hand-made or damaged lock file names no holder
         return None
-    return doc if isinstance(doc, dict) and isinstance(doc.get("pid"), int) else None
+    if not isinstance(doc, dict) or type(doc.get("pid")) is not int:
+        return None
+    # a pid the system could not have (0 and -1 would signal a group or every process; a huge one
+    # overflows os.kill) names no holder either
+    return doc if 1 <= doc["pid"] <= PID_MAX else None
+
+
+PID_MAX = 1 << 22  # Linux's largest pid_max
 
 
 def _alive(pid: int) -> bool:
@@ -91,10 +99,15 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _shown(value: Any) -> str:
+    """A lock file's text as said on a terminal: one line, control characters escaped, short."""
+    return one_line(str(value))[:200] if value else ""
+
+
 def _describe(doc: dict[str, Any] | None) -> str:
     if doc is None:
         return "another citeval process (it has not said which yet)"
-    who = f"pid {doc['pid']} (`{doc.get('command') or 'citeval'}`, since {doc.get('since') or '?'})"
+    who = f"pid {doc['pid']} (`{_shown(doc.get('command')) or 'citeval'}`, since {_shown(doc.get('since')) or '?'})"
     if not _alive(doc["pid"]):
         who += ", which has ended: processes it started (score's workers) still hold the lock"
     return who
@@ -130,7 +143,7 @@ def _claim(folder: Path, fd: int, command: str) -> None:
     if stale is not None and stale["pid"] != os.getpid() and not _alive(stale["pid"]):
         NOTES.warning(
             "%s: took over the lock of pid %s (`%s`, since %s), which ended without releasing it",
-            folder, stale["pid"], stale.get("command") or "citeval", stale.get("since") or "?",
+            folder, stale["pid"], _shown(stale.get("command")) or "citeval", _shown(stale.get("since")) or "?",
         )
     since = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     record = json.dumps({"pid": os.getpid(), "command": command, "since": since}) + "\n"

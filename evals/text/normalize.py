@@ -85,9 +85,11 @@ def normalize_with_map(text: str) -> tuple[str, list[int]]:
 _LINE_BREAK_HYPHEN = re.compile(r"(?<=[^\W\d_])-[ \t]*[\r\n]\s*(?=[^\W\d_])")
 
 
+@lru_cache(maxsize=4096)
 def normalize(text: str) -> str:
     """The quote normalization of DESIGN 6: the same result as normalize_with_map, built from
-    whole-string operations because it runs on every chunk and quote (tests hold the two equal)."""
+    whole-string operations because it runs on every chunk and quote (tests hold the two equal).
+    Cached: one chunk's text is normalized for every claim that cites it (40,000 in one answer)."""
     folded = unicodedata.normalize("NFKC", text).casefold().replace(_SOFT_HYPHEN, "").translate(_FOLD)
     return " ".join(_LINE_BREAK_HYPHEN.sub("", folded).split())
 

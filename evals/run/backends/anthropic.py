@@ -41,6 +41,7 @@ from evals.run.backends.anthropic_inferred import (
     titled,
 )
 from evals.run.backends.prices import PriceTable
+from evals.store.reading import json_type
 from evals.text.normalize import ABBREVIATIONS, extract_numbers, normalize, normalize_with_map, split_sentences
 
 # The SDK's own stream folding, the function its MessageStream applies to every event. It is
@@ -290,6 +291,7 @@ def fold_events(events: Sequence[Any]) -> tuple[dict[str, Any], dict[str, Any] |
         if kind == "error":
             error = event.get("error") if isinstance(event.get("error"), dict) else {"message": str(event)}
             continue
+        _check_event_usage(i, kind, event)
         if kind == "content_block_start" and _newer_block(event.get("content_block")):
             # a block type newer than this SDK: the accumulator would build a text block of it, so it
             # folds a placeholder and the block itself is put back (with its streamed input) below
@@ -325,10 +327,20 @@ def fold_events(events: Sequence[Any]) -> tuple[dict[str, Any], dict[str, Any] |
             if streamed_input:
                 try:
                     block["input"] = json.loads(streamed_input)
-                except ValueError:
+                except (ValueError, RecursionError):  # kept as streamed (a depth the limits refuse too)
                     block["input"] = streamed_input
             folded["content"][index] = block
     return folded, error
+
+
+def _check_event_usage(i: int, kind: str, event: dict[str, Any]) -> None:
+    """message_start's message.usage and message_delta's usage are objects: a list or a number is
+    a malformed line, said as such (the SDK's folding would fail on it with an AttributeError)."""
+    holder = event.get("message") if kind == "message_start" else event if kind == "message_delta" else None
+    usage = holder.get("usage") if isinstance(holder, dict) else None
+    if usage is not None and not isinstance(usage, dict):
+        raise AnthropicFormatError(f"events[{i}] ({kind}): usage must be an object of token counts, "
+                                   f"not {json_type(usage)}")
 
 
 def _newer_block(block: Any) -> bool:
@@ -355,7 +367,10 @@ def parse_anthropic_line(obj: dict[str, Any]) -> AnthropicLine:
         body = {k: v for k, v in obj.items() if k not in CITEVAL_KEYS}
         if not isinstance(body.get("content"), list):
             raise AnthropicFormatError("content must be a list of blocks (or give the stream as events)")
-        usage_given = isinstance(body.get("usage"), dict)
+        usage = body.get("usage")
+        if usage is not None and not isinstance(usage, dict):  # a list, a number: malformed, not "no usage"
+            raise AnthropicFormatError(f"usage must be an object of token counts, not {json_type(usage)}")
+        usage_given = isinstance(usage, dict)
         # hand-written lines of the older "format": "anthropic" shape may lack the envelope
         body.setdefault("id", "")
         body.setdefault("type", "message")

@@ -43,7 +43,7 @@ from evals.run.backends.anthropic_inferred import INFERRED
 from evals.run.backends.prices import PriceTable
 from evals.store.atomic import write_lines
 from evals.store.jsonl import iter_json_lines, load_questions, read_json
-from evals.store.reading import iter_lines
+from evals.store.reading import iter_lines, json_type
 from evals.text.normalize import normalize, split_sentences
 
 FLAT_TEXT_KEYS = ("text", "answer_text", "final_text", "answer")
@@ -154,6 +154,9 @@ def _shape(obj: dict[str, Any]) -> str | None:
         raise AnthropicFormatError("events must be a list of stream events")
     if obj.get("type") == "message" and not isinstance(obj.get("content"), list):
         raise AnthropicFormatError("content must be a list of blocks")
+    for holder in ("usage", "usage_out"):  # a list or a number is malformed, not "no usage" (issue 33)
+        if obj.get(holder) is not None and not isinstance(obj[holder], dict):
+            raise AnthropicFormatError(f"{holder} must be an object of token counts, not {json_type(obj[holder])}")
     if isinstance(obj.get("events"), list):
         return "events"
     if isinstance(obj.get("content"), list):
