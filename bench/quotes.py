@@ -165,14 +165,16 @@ def bench_health_code(path: Path) -> None:
 
 
 def _clear_caches(words_too: bool) -> None:
-    """Empty every per-text cache of block and the cascade (fragments, candidate places, clause
-    lemma sets, numbers); words_too also the per-word caches (lemma, Snowball stem)."""
+    """Empty every cache of the answer's text in block and the cascade (fragments, candidate
+    places, lemma sets, numbers); words_too also the caches a live bot keeps warm across
+    answers: per word (lemma, Snowball stem) and per cited text (its clauses' lemmas, numbers)."""
     from evals.quotes import cascade
     from evals.text import lemmas, tokens
 
     for cached in (cascade._lemma_set, cascade._numbers, cascade._clauses, cascade.candidate_spans, split_fragments):
         cached.cache_clear()
     if words_too:
+        cascade._source.cache_clear()
         lemmas.lemma.cache_clear()
         tokens.stem.cache_clear()
 

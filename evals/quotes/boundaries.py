@@ -120,6 +120,9 @@ def snap_span(text: str, span: Span) -> Span | None:
     limit = min(len(text), end + _MAX_WIDEN, line_end if line_end >= 0 else len(text))
     pos = end
     while pos <= limit:
+        if 0 < pos < len(text) and _is_word_char(text[pos - 1]) and _is_word_char(text[pos]):
+            pos += 1  # inside a word: boundary_problem's first refusal, without building its message
+            continue
         if boundary_problem(text, pos) is None:
             new_start, new_end = trim_span(text, start, pos)
             if new_end > new_start and boundary_problem(text, new_end) is None:

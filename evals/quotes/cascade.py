@@ -118,25 +118,49 @@ def _weighted(lemmas: frozenset[str], weights: dict[str, float]) -> float:
     return sum(weights.get(x, 1.0) for x in lemmas)
 
 
-def _f_measure(place: frozenset[str], source: frozenset[str], weights: dict[str, float]) -> float:
-    common = _weighted(place & source, weights)
-    if common == 0:
-        return 0.0
-    precision = common / _weighted(place, weights)
-    recall = common / _weighted(source, weights)
-    return 2 * precision * recall / (precision + recall)
+@dataclass(frozen=True)
+class _Source:
+    """A cited text's (or streamed block's) features, computed once per text: they repeat
+    across citations and answers (the same chunk backs many)."""
+
+    clauses: tuple[frozenset[str], ...]  # lemma sets of its clauses and of the whole
+    whole: frozenset[str]
+    numbers: frozenset[str]
 
 
-def _lexical(place: frozenset[str], evidence: str, weights: dict[str, float]) -> float:
-    """F-measure of the place's lemmas against the best-matching clause of evidence, blended
-    with the share of the place's lemmas the whole evidence has (a place paraphrasing two of
-    its clauses)."""
-    if not place:
-        return 0.0
-    best = max(_f_measure(place, _lemma_set(c), weights) for c in _clauses(evidence))
-    whole = _lemma_set(evidence)
-    precision = _weighted(place & whole, weights) / _weighted(place, weights)
-    return 0.5 * best + 0.5 * precision * min(1.0, len(place) / 4)
+@lru_cache(maxsize=16384)
+def _source(text: str) -> _Source:
+    return _Source(tuple(_lemma_set(c) for c in _clauses(text)), _lemma_set(text), _numbers(text))
+
+
+class _Evidence:
+    """A source under one answer's weights: the weighted size of each clause is summed once,
+    not once per candidate place."""
+
+    def __init__(self, source: _Source, weights: dict[str, float]) -> None:
+        self.source = source
+        self.weights = weights
+        self.sizes = [(c, _weighted(c, weights)) for c in source.clauses]
+
+    def lexical(self, place: frozenset[str], place_size: float) -> float:
+        """F-measure of the place's lemmas against the best-matching clause of the source,
+        blended with the share of the place's lemmas the whole source has (a place
+        paraphrasing two of its clauses)."""
+        if not place:
+            return 0.0
+        weights = self.weights
+        best = 0.0
+        for clause, size in self.sizes:
+            common = _weighted(place & clause, weights)
+            if common == 0:
+                f = 0.0
+            else:
+                precision = common / place_size
+                recall = common / size
+                f = 2 * precision * recall / (precision + recall)
+            best = f if f > best else best
+        precision = _weighted(place & self.source.whole, weights) / place_size
+        return 0.5 * best + 0.5 * precision * min(1.0, len(place) / 4)
 
 
 def _number_score(place_numbers: frozenset[str], source_numbers: frozenset[str], params: CascadeParams) -> float:
@@ -147,22 +171,49 @@ def _number_score(place_numbers: frozenset[str], source_numbers: frozenset[str],
     return params.number_bonus * shared - params.number_penalty * alien
 
 
-def fallback_scores(
-    text: str, spans: Sequence[Span], citation: QuoteCitation, weights: dict[str, float], params: CascadeParams
-) -> list[float]:
-    """The paraphrase score of each candidate place for one citation."""
-    cited = citation.cited_text
-    block = (citation.block_text or "").strip()
-    source_numbers = _numbers(cited) | (_numbers(block) if block else frozenset())
+@dataclass(frozen=True)
+class _Place:
+    lemmas: frozenset[str]
+    size: float  # weighted by the answer's idf
+    numbers: frozenset[str]
+
+
+def _places(text: str, spans: Sequence[Span], weights: dict[str, float]) -> list[_Place]:
+    """Each span's lemmas, weighted size and numbers. The numbers are read once over the whole
+    answer and each span takes those inside it (spans end at clause boundaries, never inside a
+    number phrase, so a span cuts none)."""
+    mentions = [(m.start, m.end, m.value) for m in extract_numbers(text)]
     out = []
     for start, end in spans:
-        piece = text[start:end]
-        lemmas = _lemma_set(piece)
-        lexical = _lexical(lemmas, cited, weights)
-        if block:
-            lexical = (1 - params.block_weight) * lexical + params.block_weight * _lexical(lemmas, block, weights)
-        routing = params.routing_penalty if (lemmas & ROUTING) - _lemma_set(cited) else 0.0
-        out.append(lexical + _number_score(_numbers(piece), source_numbers, params) - routing)
+        lemmas = _lemma_set(text[start:end])
+        numbers = frozenset(v for a, b, v in mentions if a >= start and b <= end)
+        out.append(_Place(lemmas, _weighted(lemmas, weights), numbers))
+    return out
+
+
+def fallback_scores(
+    text: str, spans: Sequence[Span], citation: QuoteCitation, weights: dict[str, float], params: CascadeParams,
+    places: Sequence[_Place] | None = None,
+) -> list[float]:
+    """The paraphrase score of each candidate place for one citation (places: the spans'
+    features, when the caller has them for all its citations)."""
+    if places is None:
+        places = _places(text, spans, weights)
+    cited = _source(citation.cited_text)
+    block_text = (citation.block_text or "").strip()
+    block = _source(block_text) if block_text else None
+    source_numbers = cited.numbers | (block.numbers if block else frozenset())
+    on_cited = _Evidence(cited, weights)
+    on_block = _Evidence(block, weights) if block else None
+    out = []
+    for place in places:
+        lexical = on_cited.lexical(place.lemmas, place.size)
+        if on_block is not None:
+            lexical = (1 - params.block_weight) * lexical + params.block_weight * on_block.lexical(
+                place.lemmas, place.size
+            )
+        routing = params.routing_penalty if (place.lemmas & ROUTING) - cited.whole else 0.0
+        out.append(lexical + _number_score(place.numbers, source_numbers, params) - routing)
     return out
 
 
@@ -241,9 +292,10 @@ class DefaultMatcher:
         spans = [s for s, _ in free]
         cost = [self.params.piece_penalty if piece else 0.0 for _, piece in free]
         weights = _idf(text, spans)
+        places = _places(text, spans, weights)
         matrix = []
         for i in rest:
-            scores = fallback_scores(text, spans, citations[i], weights, self.params)
+            scores = fallback_scores(text, spans, citations[i], weights, self.params, places)
             before = next((anchors[k] for k in range(i - 1, -1, -1) if anchors[k] is not None), None)
             after = next((anchors[k] for k in range(i + 1, len(anchors)) if anchors[k] is not None), None)
             penalty = self.params.order_penalty
