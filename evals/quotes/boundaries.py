@@ -113,7 +113,9 @@ def snap_span(text: str, span: Span) -> Span | None:
     widened to the nearest clause boundary at or after its end (never past its line); None
     when no boundary is within reach."""
     start, end = trim_span(text, max(0, span[0]), min(len(text), span[1]))
-    start, end = trim_span(text, *_within_one_sentence(text, start, end))
+    kept = _within_one_sentence(text, start, end)
+    if kept != (start, end):  # trim_span of a span it trimmed changes nothing
+        start, end = trim_span(text, *kept)
     if end <= start:
         return None
     line_end = text.find("\n", end)

@@ -29,6 +29,8 @@ demo's realistic set (README: which matcher).
 from __future__ import annotations
 
 import math
+import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -47,6 +49,7 @@ NAME = "default"
 # reader elsewhere («Подробнее — в канцелярии», «Уточните у старшей медсестры»)
 ROUTING = frozenset("уточнить обратиться подробный позвонить звонить написать спросить узнать рассказать".split())
 THRESHOLD = 0.5
+_WORD_RE = re.compile(r"[^\W_]+", re.UNICODE)  # evals.text.tokens.words' tokens
 _FORBIDDEN = -10.0  # a place the assignment must not give (it overlaps a better one)
 
 
@@ -91,8 +94,12 @@ def candidate_spans(text: str) -> tuple[tuple[Span, bool], ...]:
     commas that hold three words or more (flagged True); each ends at a clause boundary."""
     spans: list[tuple[Span, bool]] = []
     seen: set[Span] = set()
+    raw: set[Span] = set()  # a span met again snaps to the same place, already seen
     for fragment in split_fragments(text):
         for k, span in enumerate(_with_comma_pieces(text, fragment.span)):
+            if span in raw:
+                continue
+            raw.add(span)
             snapped = snap_span(text, span)
             if snapped is not None and snapped not in seen:
                 seen.add(snapped)
@@ -178,14 +185,41 @@ class _Place:
     numbers: frozenset[str]
 
 
-def _places(text: str, spans: Sequence[Span], weights: dict[str, float]) -> list[_Place]:
+def _span_lemmas(text: str, spans: Sequence[Span]) -> list[frozenset[str]]:
+    """_lemma_set of each span, its words looked up once for the whole answer (the candidate
+    places overlap: a sentence, its clauses, the pieces between its commas). A span whose edge
+    falls inside a word is read on its own."""
+    low = text.lower()
+    if len(low) != len(text):  # a character whose lower case is longer: positions shift
+        return [_lemma_set(text[a:b]) for a, b in spans]
+    starts: list[int] = []
+    ends: list[int] = []
+    keys: list[str | None] = []
+    for m in _WORD_RE.finditer(low):
+        w = m.group(0).replace("ё", "е")
+        starts.append(m.start())
+        ends.append(m.end())
+        keys.append(None if w.isdigit() or is_stopword(w) else lemma(w))
+    out = []
+    for a, b in spans:
+        i = bisect_left(starts, a)
+        j = bisect_left(starts, b)
+        if (i > 0 and ends[i - 1] > a) or (j > 0 and ends[j - 1] > b):
+            out.append(_lemma_set(text[a:b]))  # an edge inside a word
+            continue
+        out.append(frozenset(k for k in keys[i:j] if k is not None))
+    return out
+
+
+def _places(
+    text: str, spans: Sequence[Span], lemma_sets: Sequence[frozenset[str]], weights: dict[str, float]
+) -> list[_Place]:
     """Each span's lemmas, weighted size and numbers. The numbers are read once over the whole
     answer and each span takes those inside it (spans end at clause boundaries, never inside a
     number phrase, so a span cuts none)."""
     mentions = [(m.start, m.end, m.value) for m in extract_numbers(text)]
     out = []
-    for start, end in spans:
-        lemmas = _lemma_set(text[start:end])
+    for (start, end), lemmas in zip(spans, lemma_sets, strict=True):
         numbers = frozenset(v for a, b, v in mentions if a >= start and b <= end)
         out.append(_Place(lemmas, _weighted(lemmas, weights), numbers))
     return out
@@ -198,7 +232,7 @@ def fallback_scores(
     """The paraphrase score of each candidate place for one citation (places: the spans'
     features, when the caller has them for all its citations)."""
     if places is None:
-        places = _places(text, spans, weights)
+        places = _places(text, spans, _span_lemmas(text, spans), weights)
     cited = _source(citation.cited_text)
     block_text = (citation.block_text or "").strip()
     block = _source(block_text) if block_text else None
@@ -217,12 +251,12 @@ def fallback_scores(
     return out
 
 
-def _idf(text: str, spans: Sequence[Span]) -> dict[str, float]:
+def _idf(lemma_sets: Sequence[frozenset[str]]) -> dict[str, float]:
     """A lemma in many of the answer's places tells them apart less: log(1 + n / df)."""
     df: Counter[str] = Counter()
-    for start, end in spans:
-        df.update(_lemma_set(text[start:end]))
-    n = max(1, len(spans))
+    for lemmas in lemma_sets:
+        df.update(lemmas)
+    n = max(1, len(lemma_sets))
     return {x: math.log(1 + n / d) / math.log(1 + n) for x, d in df.items()}
 
 
@@ -291,8 +325,9 @@ class DefaultMatcher:
             return
         spans = [s for s, _ in free]
         cost = [self.params.piece_penalty if piece else 0.0 for _, piece in free]
-        weights = _idf(text, spans)
-        places = _places(text, spans, weights)
+        lemma_sets = _span_lemmas(text, spans)
+        weights = _idf(lemma_sets)
+        places = _places(text, spans, lemma_sets, weights)
         matrix = []
         for i in rest:
             scores = fallback_scores(text, spans, citations[i], weights, self.params, places)
