@@ -24,6 +24,11 @@ Scores are put on one scale: an anchor scores 0.5 + (alignment − block_min), a
 (block_min, fallback_min) is what `quotes eval --tune` moves, and the wrong-place cap holds for
 the cascade as a whole. The shipped values come from tune_cascade on the tuning part of the
 demo's realistic set (README: which matcher).
+
+Cost (bench/quotes.py part 4): a cited text's clause lemmas and numbers are computed once per
+text and cached (the same chunk backs many citations and answers); an answer's words are looked
+up and its numbers read once for all its candidate places, and each clause's weighted size once
+per citation.
 """
 
 from __future__ import annotations
