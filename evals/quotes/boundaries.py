@@ -127,7 +127,7 @@ def snap_span(text: str, span: Span) -> Span | None:
             continue
         if boundary_problem(text, pos) is None:
             new_start, new_end = trim_span(text, start, pos)
-            if new_end > new_start and boundary_problem(text, new_end) is None:
+            if new_end > new_start and (new_end == pos or boundary_problem(text, new_end) is None):
                 return (new_start, new_end)
         pos += 1
     return None

@@ -40,6 +40,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import repeat
 
 from evals.contract.quotes import NOTHING, Placement, QuoteAnswer, QuoteCitation, Span
 from evals.quotes.block import BlockMatcher
@@ -127,7 +128,7 @@ def _with_comma_pieces(text: str, span: Span) -> list[Span]:
 
 
 def _weighted(lemmas: frozenset[str], weights: dict[str, float]) -> float:
-    return sum(weights.get(x, 1.0) for x in lemmas)
+    return sum(map(weights.get, lemmas, repeat(1.0)))  # weights.get(x, 1.0) of each, in C
 
 
 @dataclass(frozen=True)
