@@ -177,6 +177,7 @@ def _clear_caches(words_too: bool) -> None:
         cached.cache_clear()
     if words_too:
         cascade._source.cache_clear()
+        cascade._word_key.cache_clear()
         lemmas.lemma.cache_clear()
         tokens.stem.cache_clear()
 
@@ -224,7 +225,7 @@ def bench_default(rounds: int) -> None:
             f"   median ratio {np.median(times['default']) / np.median(times['block']):.1f}×"
         )
     print(
-        "   warm: the caches a bot keeps across answers (per word: lemma, stem; per cited text: its clauses'\n"
+        "   warm: the caches a bot keeps across answers (per word: lemma, stem, its key; per cited text: its clauses'\n"
         "   lemmas, numbers) filled, every cache of the answer's own text emptied before each call;\n"
         "   cold: those emptied too (every word new, pymorphy3 parses each)"
     )

@@ -116,7 +116,11 @@ def candidate_spans(text: str) -> tuple[tuple[Span, bool], ...]:
 def _with_comma_pieces(text: str, span: Span) -> list[Span]:
     out = [span]
     start = span[0]
-    cuts = [i for i in range(span[0], span[1]) if text[i] == "," and i + 1 < span[1] and text[i + 1] == " "]
+    cuts = []
+    i = text.find(", ", span[0], span[1])
+    while i >= 0:  # a comma followed by a space, both inside the span
+        cuts.append(i)
+        i = text.find(", ", i + 1, span[1])
     if not cuts:
         return out
     bounds = [start, *[c + 1 for c in cuts], span[1]]
@@ -191,6 +195,12 @@ class _Place:
     numbers: frozenset[str]
 
 
+@lru_cache(maxsize=200_000)
+def _word_key(word: str) -> str | None:
+    """A word's lemma as _lemma_set counts it; None for a number or a stop word."""
+    return None if word.isdigit() or is_stopword(word) else lemma(word)
+
+
 def _span_lemmas(text: str, spans: Sequence[Span]) -> list[frozenset[str]]:
     """_lemma_set of each span, its words looked up once for the whole answer (the candidate
     places overlap: a sentence, its clauses, the pieces between its commas). A span whose edge
@@ -205,7 +215,7 @@ def _span_lemmas(text: str, spans: Sequence[Span]) -> list[frozenset[str]]:
         w = m.group(0).replace("ё", "е")
         starts.append(m.start())
         ends.append(m.end())
-        keys.append(None if w.isdigit() or is_stopword(w) else lemma(w))
+        keys.append(_word_key(w))
     out = []
     for a, b in spans:
         i = bisect_left(starts, a)
