@@ -113,16 +113,21 @@ def snap_span(text: str, span: Span) -> Span | None:
     widened to the nearest clause boundary at or after its end (never past its line); None
     when no boundary is within reach."""
     start, end = trim_span(text, max(0, span[0]), min(len(text), span[1]))
-    start, end = trim_span(text, *_within_one_sentence(text, start, end))
+    kept = _within_one_sentence(text, start, end)
+    if kept != (start, end):  # trim_span of a span it trimmed changes nothing
+        start, end = trim_span(text, *kept)
     if end <= start:
         return None
     line_end = text.find("\n", end)
     limit = min(len(text), end + _MAX_WIDEN, line_end if line_end >= 0 else len(text))
     pos = end
     while pos <= limit:
+        if 0 < pos < len(text) and _is_word_char(text[pos - 1]) and _is_word_char(text[pos]):
+            pos += 1  # inside a word: boundary_problem's first refusal, without building its message
+            continue
         if boundary_problem(text, pos) is None:
             new_start, new_end = trim_span(text, start, pos)
-            if new_end > new_start and boundary_problem(text, new_end) is None:
+            if new_end > new_start and (new_end == pos or boundary_problem(text, new_end) is None):
                 return (new_start, new_end)
         pos += 1
     return None

@@ -24,15 +24,23 @@ Scores are put on one scale: an anchor scores 0.5 + (alignment − block_min), a
 (block_min, fallback_min) is what `quotes eval --tune` moves, and the wrong-place cap holds for
 the cascade as a whole. The shipped values come from tune_cascade on the tuning part of the
 demo's realistic set (README: which matcher).
+
+Cost (bench/quotes.py part 4): a cited text's clause lemmas and numbers are computed once per
+text and cached (the same chunk backs many citations and answers); an answer's words are looked
+up and its numbers read once for all its candidate places, and each clause's weighted size once
+per citation.
 """
 
 from __future__ import annotations
 
 import math
+import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import repeat
 
 from evals.contract.quotes import NOTHING, Placement, QuoteAnswer, QuoteCitation, Span
 from evals.quotes.block import BlockMatcher
@@ -47,6 +55,7 @@ NAME = "default"
 # reader elsewhere («Подробнее — в канцелярии», «Уточните у старшей медсестры»)
 ROUTING = frozenset("уточнить обратиться подробный позвонить звонить написать спросить узнать рассказать".split())
 THRESHOLD = 0.5
+_WORD_RE = re.compile(r"[^\W_]+", re.UNICODE)  # evals.text.tokens.words' tokens
 _FORBIDDEN = -10.0  # a place the assignment must not give (it overlaps a better one)
 
 
@@ -91,8 +100,12 @@ def candidate_spans(text: str) -> tuple[tuple[Span, bool], ...]:
     commas that hold three words or more (flagged True); each ends at a clause boundary."""
     spans: list[tuple[Span, bool]] = []
     seen: set[Span] = set()
+    raw: set[Span] = set()  # a span met again snaps to the same place, already seen
     for fragment in split_fragments(text):
         for k, span in enumerate(_with_comma_pieces(text, fragment.span)):
+            if span in raw:
+                continue
+            raw.add(span)
             snapped = snap_span(text, span)
             if snapped is not None and snapped not in seen:
                 seen.add(snapped)
@@ -103,7 +116,11 @@ def candidate_spans(text: str) -> tuple[tuple[Span, bool], ...]:
 def _with_comma_pieces(text: str, span: Span) -> list[Span]:
     out = [span]
     start = span[0]
-    cuts = [i for i in range(span[0], span[1]) if text[i] == "," and i + 1 < span[1] and text[i + 1] == " "]
+    cuts = []
+    i = text.find(", ", span[0], span[1])
+    while i >= 0:  # a comma followed by a space, both inside the span
+        cuts.append(i)
+        i = text.find(", ", i + 1, span[1])
     if not cuts:
         return out
     bounds = [start, *[c + 1 for c in cuts], span[1]]
@@ -115,28 +132,52 @@ def _with_comma_pieces(text: str, span: Span) -> list[Span]:
 
 
 def _weighted(lemmas: frozenset[str], weights: dict[str, float]) -> float:
-    return sum(weights.get(x, 1.0) for x in lemmas)
+    return sum(map(weights.get, lemmas, repeat(1.0)))  # weights.get(x, 1.0) of each, in C
 
 
-def _f_measure(place: frozenset[str], source: frozenset[str], weights: dict[str, float]) -> float:
-    common = _weighted(place & source, weights)
-    if common == 0:
-        return 0.0
-    precision = common / _weighted(place, weights)
-    recall = common / _weighted(source, weights)
-    return 2 * precision * recall / (precision + recall)
+@dataclass(frozen=True)
+class _Source:
+    """A cited text's (or streamed block's) features, computed once per text: they repeat
+    across citations and answers (the same chunk backs many)."""
+
+    clauses: tuple[frozenset[str], ...]  # lemma sets of its clauses and of the whole
+    whole: frozenset[str]
+    numbers: frozenset[str]
 
 
-def _lexical(place: frozenset[str], evidence: str, weights: dict[str, float]) -> float:
-    """F-measure of the place's lemmas against the best-matching clause of evidence, blended
-    with the share of the place's lemmas the whole evidence has (a place paraphrasing two of
-    its clauses)."""
-    if not place:
-        return 0.0
-    best = max(_f_measure(place, _lemma_set(c), weights) for c in _clauses(evidence))
-    whole = _lemma_set(evidence)
-    precision = _weighted(place & whole, weights) / _weighted(place, weights)
-    return 0.5 * best + 0.5 * precision * min(1.0, len(place) / 4)
+@lru_cache(maxsize=16384)
+def _source(text: str) -> _Source:
+    return _Source(tuple(_lemma_set(c) for c in _clauses(text)), _lemma_set(text), _numbers(text))
+
+
+class _Evidence:
+    """A source under one answer's weights: the weighted size of each clause is summed once,
+    not once per candidate place."""
+
+    def __init__(self, source: _Source, weights: dict[str, float]) -> None:
+        self.source = source
+        self.weights = weights
+        self.sizes = [(c, _weighted(c, weights)) for c in source.clauses]
+
+    def lexical(self, place: frozenset[str], place_size: float) -> float:
+        """F-measure of the place's lemmas against the best-matching clause of the source,
+        blended with the share of the place's lemmas the whole source has (a place
+        paraphrasing two of its clauses)."""
+        if not place:
+            return 0.0
+        weights = self.weights
+        best = 0.0
+        for clause, size in self.sizes:
+            common = _weighted(place & clause, weights)
+            if common == 0:
+                f = 0.0
+            else:
+                precision = common / place_size
+                recall = common / size
+                f = 2 * precision * recall / (precision + recall)
+            best = f if f > best else best
+        precision = _weighted(place & self.source.whole, weights) / place_size
+        return 0.5 * best + 0.5 * precision * min(1.0, len(place) / 4)
 
 
 def _number_score(place_numbers: frozenset[str], source_numbers: frozenset[str], params: CascadeParams) -> float:
@@ -147,31 +188,91 @@ def _number_score(place_numbers: frozenset[str], source_numbers: frozenset[str],
     return params.number_bonus * shared - params.number_penalty * alien
 
 
-def fallback_scores(
-    text: str, spans: Sequence[Span], citation: QuoteCitation, weights: dict[str, float], params: CascadeParams
-) -> list[float]:
-    """The paraphrase score of each candidate place for one citation."""
-    cited = citation.cited_text
-    block = (citation.block_text or "").strip()
-    source_numbers = _numbers(cited) | (_numbers(block) if block else frozenset())
+@dataclass(frozen=True)
+class _Place:
+    lemmas: frozenset[str]
+    size: float  # weighted by the answer's idf
+    numbers: frozenset[str]
+
+
+@lru_cache(maxsize=200_000)
+def _word_key(word: str) -> str | None:
+    """A word's lemma as _lemma_set counts it; None for a number or a stop word."""
+    return None if word.isdigit() or is_stopword(word) else lemma(word)
+
+
+def _span_lemmas(text: str, spans: Sequence[Span]) -> list[frozenset[str]]:
+    """_lemma_set of each span, its words looked up once for the whole answer (the candidate
+    places overlap: a sentence, its clauses, the pieces between its commas). A span whose edge
+    falls inside a word is read on its own."""
+    low = text.lower()
+    if len(low) != len(text):  # a character whose lower case is longer: positions shift
+        return [_lemma_set(text[a:b]) for a, b in spans]
+    starts: list[int] = []
+    ends: list[int] = []
+    keys: list[str | None] = []
+    for m in _WORD_RE.finditer(low):
+        w = m.group(0).replace("ё", "е")
+        starts.append(m.start())
+        ends.append(m.end())
+        keys.append(_word_key(w))
     out = []
-    for start, end in spans:
-        piece = text[start:end]
-        lemmas = _lemma_set(piece)
-        lexical = _lexical(lemmas, cited, weights)
-        if block:
-            lexical = (1 - params.block_weight) * lexical + params.block_weight * _lexical(lemmas, block, weights)
-        routing = params.routing_penalty if (lemmas & ROUTING) - _lemma_set(cited) else 0.0
-        out.append(lexical + _number_score(_numbers(piece), source_numbers, params) - routing)
+    for a, b in spans:
+        i = bisect_left(starts, a)
+        j = bisect_left(starts, b)
+        if (i > 0 and ends[i - 1] > a) or (j > 0 and ends[j - 1] > b):
+            out.append(_lemma_set(text[a:b]))  # an edge inside a word
+            continue
+        out.append(frozenset(k for k in keys[i:j] if k is not None))
     return out
 
 
-def _idf(text: str, spans: Sequence[Span]) -> dict[str, float]:
+def _places(
+    text: str, spans: Sequence[Span], lemma_sets: Sequence[frozenset[str]], weights: dict[str, float]
+) -> list[_Place]:
+    """Each span's lemmas, weighted size and numbers. The numbers are read once over the whole
+    answer and each span takes those inside it (spans end at clause boundaries, never inside a
+    number phrase, so a span cuts none)."""
+    mentions = [(m.start, m.end, m.value) for m in extract_numbers(text)]
+    out = []
+    for (start, end), lemmas in zip(spans, lemma_sets, strict=True):
+        numbers = frozenset(v for a, b, v in mentions if a >= start and b <= end)
+        out.append(_Place(lemmas, _weighted(lemmas, weights), numbers))
+    return out
+
+
+def fallback_scores(
+    text: str, spans: Sequence[Span], citation: QuoteCitation, weights: dict[str, float], params: CascadeParams,
+    places: Sequence[_Place] | None = None,
+) -> list[float]:
+    """The paraphrase score of each candidate place for one citation (places: the spans'
+    features, when the caller has them for all its citations)."""
+    if places is None:
+        places = _places(text, spans, _span_lemmas(text, spans), weights)
+    cited = _source(citation.cited_text)
+    block_text = (citation.block_text or "").strip()
+    block = _source(block_text) if block_text else None
+    source_numbers = cited.numbers | (block.numbers if block else frozenset())
+    on_cited = _Evidence(cited, weights)
+    on_block = _Evidence(block, weights) if block else None
+    out = []
+    for place in places:
+        lexical = on_cited.lexical(place.lemmas, place.size)
+        if on_block is not None:
+            lexical = (1 - params.block_weight) * lexical + params.block_weight * on_block.lexical(
+                place.lemmas, place.size
+            )
+        routing = params.routing_penalty if (place.lemmas & ROUTING) - cited.whole else 0.0
+        out.append(lexical + _number_score(place.numbers, source_numbers, params) - routing)
+    return out
+
+
+def _idf(lemma_sets: Sequence[frozenset[str]]) -> dict[str, float]:
     """A lemma in many of the answer's places tells them apart less: log(1 + n / df)."""
     df: Counter[str] = Counter()
-    for start, end in spans:
-        df.update(_lemma_set(text[start:end]))
-    n = max(1, len(spans))
+    for lemmas in lemma_sets:
+        df.update(lemmas)
+    n = max(1, len(lemma_sets))
     return {x: math.log(1 + n / d) / math.log(1 + n) for x, d in df.items()}
 
 
@@ -240,10 +341,12 @@ class DefaultMatcher:
             return
         spans = [s for s, _ in free]
         cost = [self.params.piece_penalty if piece else 0.0 for _, piece in free]
-        weights = _idf(text, spans)
+        lemma_sets = _span_lemmas(text, spans)
+        weights = _idf(lemma_sets)
+        places = _places(text, spans, lemma_sets, weights)
         matrix = []
         for i in rest:
-            scores = fallback_scores(text, spans, citations[i], weights, self.params)
+            scores = fallback_scores(text, spans, citations[i], weights, self.params, places)
             before = next((anchors[k] for k in range(i - 1, -1, -1) if anchors[k] is not None), None)
             after = next((anchors[k] for k in range(i + 1, len(anchors)) if anchors[k] is not None), None)
             penalty = self.params.order_penalty
