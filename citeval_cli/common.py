@@ -30,6 +30,7 @@ import typer
 import evals
 from evals.errors import CitevalError
 from evals.run.settings import PRICES_ENV, REFUSAL_PATTERNS_ENV, spec_forms
+from evals.text.escape import terminal_safe
 
 EXIT_INTERNAL = 4  # a bug in citeval, never a verdict on the system under test
 # what the system, not citeval, refuses: a path that cannot be used, a full disk, a read-only file
@@ -177,7 +178,7 @@ def say(text: str = "", *, nl: bool = True) -> None:
 def note(lines: Iterable[str], prefix: str = "") -> None:
     """Human notes on stderr (warnings, lines left out), whichever --format."""
     for line in lines:
-        typer.echo(f"{prefix}{line}", err=True)
+        typer.echo(terminal_safe(f"{prefix}{line}"), err=True)
 
 
 def print_json(obj: Any) -> None:
@@ -197,7 +198,8 @@ def emit(output: OutputFormat, to_json: Callable[[], Any], to_text: Callable[[],
 
 def _fail(message: str, code: int) -> None:
     for line in message.splitlines() or [""]:  # several problems (DataErrors): one line each
-        typer.echo(f"error: {line}", err=True)
+        # a message quotes file names, ids and contents: no control character reaches the terminal
+        typer.echo(terminal_safe(f"error: {line}"), err=True)
     raise typer.Exit(code)
 
 
@@ -206,7 +208,7 @@ class _NoteHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         with contextlib.suppress(Exception):
-            typer.echo(f"note: {record.getMessage()}", err=True)
+            typer.echo(terminal_safe(f"note: {record.getMessage()}"), err=True)
 
 
 def _show_notes() -> None:

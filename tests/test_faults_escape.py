@@ -102,3 +102,13 @@ def test_a_code_span_reads_back_as_the_text(text):
 def test_prose_escaping_breaks_mentions_and_autolinks():
     text = markdown_text("mail me@corp.example, see www.evil.example or https://evil.example [x](y) @here")
     assert _live_markdown(text) == [] and "www." not in text and "@h" not in text
+
+
+def test_an_error_naming_a_hostile_path_shows_its_control_characters_escaped(tmp_path: Path) -> None:
+    # the message quotes the path it was given; ESC and BEL must reach stderr as visible escapes
+    folder = tmp_path / "x\x1b[31my\x07"
+    folder.mkdir()
+    result = invoke("judge", str(folder / "missing.jsonl"))
+    assert result.exit_code == 2
+    assert "x\\x1b[31my\\x07" in result.output
+    assert "\x1b" not in result.output and "\x07" not in result.output
