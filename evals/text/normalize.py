@@ -307,6 +307,13 @@ def extract_numbers(text: str, words: bool = True) -> list[NumberMention]:
     Signs are not part of the value ("+8 °C" and "8" agree); thousands may be grouped
     by a space or NBSP; a comma or a point marks decimals; "5 тыс." is 5000.
     """
+    return list(_extract_numbers(text, words))
+
+
+@lru_cache(maxsize=65536)
+def _extract_numbers(text: str, words: bool) -> tuple[NumberMention, ...]:
+    """extract_numbers, cached: the judge reads one claim's or fragment's numbers for several
+    rules (mentions are frozen, the caller gets its own list)."""
     found: list[NumberMention] = []
     for m in _NUMBER_RE.finditer(text):
         raw = m.group(0)
@@ -349,7 +356,7 @@ def extract_numbers(text: str, words: bool = True) -> list[NumberMention]:
         ):
             other = i + 1
         linked.append(mention if other is None else NumberMention(**{**mention.__dict__, "range_with": other}))
-    return linked
+    return tuple(linked)
 
 
 def _with_words(found: list[NumberMention], text: str) -> list[NumberMention]:

@@ -314,6 +314,9 @@ def read_number_words(text: str) -> list[WordNumber]:
     normalized: spans are over the string given)."""
     low = _fold(text)
     if len(low) == len(text):  # the usual case: one lower-casing for the whole text
+        # most texts hold no number word: look with a bare findall before building spans
+        if not any(w in LEXICON or w in _HALF_UNITS or _COMPOUND_PREFIX.match(w) for w in set(_TOKEN_RE.findall(low))):
+            return []
         words = [(m.group(0), m.start(), m.end()) for m in _TOKEN_RE.finditer(low)]
     else:  # a character whose lower case is longer ("İ"): fold word by word, spans stay right
         words = [(_fold(m.group(0)), m.start(), m.end()) for m in _TOKEN_RE.finditer(text)]

@@ -310,9 +310,15 @@ _ABBREVIATIONS = (
 )
 
 
+# each pattern's literal word start: a text without it is left as it is, with no regex run
+_ABBREVIATION_HEADS = tuple(pattern.pattern.removeprefix(r"(?<!\w)").removesuffix(r"(?!\w)")
+                            for pattern, _ in _ABBREVIATIONS)
+
+
 def expand_abbreviations(norm_text: str) -> str:
-    for pattern, full in _ABBREVIATIONS:
-        norm_text = pattern.sub(full, norm_text)
+    for (pattern, full), head in zip(_ABBREVIATIONS, _ABBREVIATION_HEADS, strict=True):
+        if head in norm_text:
+            norm_text = pattern.sub(full, norm_text)
     return norm_text
 
 
@@ -437,6 +443,23 @@ _ACTORS = (
 _ACTOR_RES = tuple((name, re.compile(r"(?<!\w)(?:" + pattern + r")(?!\w)")) for name, pattern in _ACTORS)
 
 
+def _literal_heads(pattern: str) -> tuple[str, ...]:
+    r"""The literal text each alternative of an actor pattern begins with ("медицинск" for
+    r"медицинск\w* сест[её]?р\w*"): a text holding none of them cannot match (a substring test
+    is far cheaper than the regex; the actor patterns have no groups, so "|" splits them)."""
+    heads = (re.split(r"[\\\[(*?+.{]", alternative, maxsplit=1)[0] for alternative in pattern.split("|"))
+    return tuple(dict.fromkeys(heads))
+
+
+_ACTOR_HEADS = tuple(_literal_heads(pattern) for _, pattern in _ACTORS)
+assert all(all(heads) for heads in _ACTOR_HEADS)  # an alternative with no literal head would need the regex
+
+
+def _actor_patterns(norm_text: str) -> list[tuple[str, re.Pattern[str]]]:
+    """The actor patterns that may match norm_text (those with a literal head in it), in order."""
+    return [entry for entry, heads in zip(_ACTOR_RES, _ACTOR_HEADS, strict=True) if any(h in norm_text for h in heads)]
+
+
 # "медицинские и фармацевтические работники" names both.
 _COORDINATED = re.compile(r"(?<!\w)([^\W\d_]+(?:ие|ые|ий|ый|ого|ых|им|ым|ими|ыми))\s+(?:и|или|и \(или\))\s+"
                           r"([^\W\d_]+(?:ие|ые|ий|ый|ого|ых|им|ым|ими|ыми))\s+(работник\w*|организаци\w*|орган\w*)")
@@ -463,7 +486,7 @@ def actors(norm_text: str) -> frozenset[str]:
     a body named by its sphere keeps it ("государственный орган в сфере санитарн эпидемиологическ")."""
     found = set()
     norm_text = _COORDINATED.sub(r"\1 \3 и \2 \3", norm_text)
-    for name, pattern in _ACTOR_RES:
+    for name, pattern in _actor_patterns(norm_text):
         matches = list(pattern.finditer(norm_text))
         for match in matches:
             sphere = _SPHERE.match(norm_text, match.end()) if name.endswith("орган") else None
@@ -503,7 +526,7 @@ def actor_roles(norm_text: str) -> tuple[frozenset[str], frozenset[str]]:
 
     doers: set[str] = set()
     others: set[str] = set()
-    for name, pattern in _ACTOR_RES:
+    for name, pattern in _actor_patterns(norm_text):
         for match in pattern.finditer(norm_text):
             head = match.group(0).split()[0]
             before = norm_text[: match.start()].split()
@@ -692,6 +715,8 @@ def polarity_flips_ru(claim: str, evidence: str) -> list[str]:
     """Stems negated on one side and affirmed, with no negation near, on the other, in the
     same context (the same neighbouring content word)."""
     sides = (polarity_sequence_ru(claim), polarity_sequence_ru(evidence))
+    if not any(negated for side in sides for _, negated, _ in side):
+        return []  # nothing negated on either side: no clash to find
 
     def contexts(seq: tuple[tuple[str, bool, bool], ...], want: str) -> set[tuple[str, str, str]]:
         found = set()
