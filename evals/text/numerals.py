@@ -269,15 +269,22 @@ def unit_at(text: str, pos: int) -> tuple[str | None, int]:
             qualifier = word
             cursor = match.end()
             continue
-        for pattern, unit in _UNIT_WORDS:
-            if pattern.match(word):
-                if unit == "en":
-                    unit = _EN_UNIT[word.rstrip("s")]
-                if unit == "day" and qualifier in _WORKING:
-                    unit = "workday"
-                return unit, match.end()
+        unit = _unit_word(word)
+        if unit is not None:
+            if unit == "day" and qualifier in _WORKING:
+                unit = "workday"
+            return unit, match.end()
         return None, pos
     return None, pos
+
+
+@lru_cache(maxsize=65536)
+def _unit_word(word: str) -> str | None:
+    """The time unit a folded word names ("месяцев" → month, "years" → year), else None."""
+    for pattern, unit in _UNIT_WORDS:
+        if pattern.match(word):
+            return _EN_UNIT[word.rstrip("s")] if unit == "en" else unit
+    return None
 
 
 _DIGITS_NEXT = re.compile(r"\s*\d")

@@ -94,12 +94,13 @@ def words(norm_text: str) -> list[str]:
 
 def content_stems(norm_text: str) -> list[str]:
     """Stems of the content words, in order (stopwords and cue words removed)."""
-    out = []
-    for word in words(norm_text):
-        if is_stopword(word) or word in _NEGATION or word in _MUST or word in _MAY:
-            continue
-        out.append(stem(word))
-    return out
+    return list(_content_stems(norm_text))
+
+
+@lru_cache(maxsize=65536)
+def _content_stems(norm_text: str) -> tuple[str, ...]:
+    return tuple(stem(word) for word in words(norm_text)
+                 if not (is_stopword(word) or word in _NEGATION or word in _MUST or word in _MAY))
 
 
 def number_word(word: str) -> str | None:
