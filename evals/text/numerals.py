@@ -316,13 +316,19 @@ def _excluded(words: list[tuple[str, int, int]], i: int, entry: _Entry, length: 
     return False
 
 
+@lru_cache(maxsize=65536)
+def _may_be_number(word: str) -> bool:
+    """A folded word that may start a number in words (the test before the full reading)."""
+    return word in LEXICON or word in _HALF_UNITS or _COMPOUND_PREFIX.match(word) is not None
+
+
 def read_number_words(text: str) -> list[WordNumber]:
     """Every number written in words in text, with its span in text (which may be raw or
     normalized: spans are over the string given)."""
     low = _fold(text)
     if len(low) == len(text):  # the usual case: one lower-casing for the whole text
         # most texts hold no number word: look with a bare findall before building spans
-        if not any(w in LEXICON or w in _HALF_UNITS or _COMPOUND_PREFIX.match(w) for w in set(_TOKEN_RE.findall(low))):
+        if not any(_may_be_number(w) for w in set(_TOKEN_RE.findall(low))):
             return []
         words = [(m.group(0), m.start(), m.end()) for m in _TOKEN_RE.finditer(low)]
     else:  # a character whose lower case is longer ("İ"): fold word by word, spans stay right
@@ -429,6 +435,7 @@ def _compose(words: list[tuple[str, int, int]], i: int, text: str) -> tuple[Frac
     return total + group, kind, max(n, 1)
 
 
+@lru_cache(maxsize=65536)
 def duration(value: str, unit: str | None) -> tuple[str, Fraction] | None:
     """An exact duration in base units ("month", 12) for value "1" unit "year"; None for
     non-durations, fractions written as "a/b" included."""

@@ -448,8 +448,10 @@ def _literal_heads(pattern: str) -> tuple[str, ...]:
     r"""The literal text each alternative of an actor pattern begins with ("медицинск" for
     r"медицинск\w* сест[её]?р\w*"): a text holding none of them cannot match (a substring test
     is far cheaper than the regex; the actor patterns have no groups, so "|" splits them)."""
-    heads = (re.split(r"[\\\[(*?+.{]", alternative, maxsplit=1)[0] for alternative in pattern.split("|"))
-    return tuple(dict.fromkeys(heads))
+    heads = tuple(dict.fromkeys(re.split(r"[\\\[(*?+.{]", alternative, maxsplit=1)[0]
+                                for alternative in pattern.split("|")))
+    # a head that holds a shorter one ("врача" holds "врач") adds nothing to the test
+    return tuple(h for h in heads if not any(o != h and o in h for o in heads))
 
 
 _ACTOR_HEADS = tuple(_literal_heads(pattern) for _, pattern in _ACTORS)
