@@ -340,6 +340,9 @@ def read_number_words(text: str) -> list[WordNumber]:
     i = 0
     while i < len(words):
         word, start, end = words[i]
+        if not _may_be_number(word):  # neither a number word, nor "полгода", nor a compound's stem
+            i += 1
+            continue
         if word in _HALF_UNITS:
             unit, amount = _HALF_UNITS[word]
             out.append(WordNumber(text[start:end], start, end, str(amount), "number", unit))
