@@ -458,14 +458,26 @@ _ACTOR_HEADS = tuple(_literal_heads(pattern) for _, pattern in _ACTORS)
 assert all(all(heads) for heads in _ACTOR_HEADS)  # an alternative with no literal head would need the regex
 
 
+# Every head, found wherever it occurs in one scan (a lookahead finds overlapping ones, "суд" in
+# "государственн"; no head begins another, so the one head starting at a place is the only one).
+_HEADS = sorted({h for heads in _ACTOR_HEADS for h in heads}, key=len, reverse=True)
+assert not any(a != b and b.startswith(a) for a in _HEADS for b in _HEADS)
+_HEAD_RE = re.compile("(?=(" + "|".join(re.escape(h) for h in _HEADS) + "))")
+
+
 def _actor_patterns(norm_text: str) -> list[tuple[str, re.Pattern[str]]]:
     """The actor patterns that may match norm_text (those with a literal head in it), in order."""
-    return [entry for entry, heads in zip(_ACTOR_RES, _ACTOR_HEADS, strict=True) if any(h in norm_text for h in heads)]
+    found = set(_HEAD_RE.findall(norm_text))
+    if not found:
+        return []
+    return [entry for entry, heads in zip(_ACTOR_RES, _ACTOR_HEADS, strict=True) if not found.isdisjoint(heads)]
 
 
 # "медицинские и фармацевтические работники" names both.
 _COORDINATED = re.compile(r"(?<!\w)([^\W\d_]+(?:ие|ые|ий|ый|ого|ых|им|ым|ими|ыми))\s+(?:и|или|и \(или\))\s+"
                           r"([^\W\d_]+(?:ие|ые|ий|ый|ого|ых|им|ым|ими|ыми))\s+(работник\w*|организаци\w*|орган\w*)")
+# What _COORDINATED needs to match at all: "и"/"или" between spaces, and a head noun (cheap tests first).
+_COORDINATOR = re.compile(r"\sи(?:ли)?\s")
 # A generic actor is named by a specific one: "работник" by "медицинский работник".
 _GENERIC = {"работник": ("медицинский работник", "фармацевтический работник", "медицинская сестра"),
             "медицинский работник": ("медицинская сестра", "врач"),
@@ -488,7 +500,8 @@ def actors(norm_text: str) -> frozenset[str]:
     """The actors a regulation sentence names (врач, медицинская сестра, работодатель, суд …);
     a body named by its sphere keeps it ("государственный орган в сфере санитарн эпидемиологическ")."""
     found = set()
-    norm_text = _COORDINATED.sub(r"\1 \3 и \2 \3", norm_text)
+    if ("орган" in norm_text or "работник" in norm_text) and _COORDINATOR.search(norm_text):
+        norm_text = _COORDINATED.sub(r"\1 \3 и \2 \3", norm_text)
     for name, pattern in _actor_patterns(norm_text):
         matches = list(pattern.finditer(norm_text))
         for match in matches:
@@ -813,9 +826,12 @@ def prefix_antonyms(claim: str, evidence: str) -> str | None:
     """A word and its negative-prefixed antonym on the two sides: "бесплатно" against "на
     платной основе", "несовершеннолетние" against "совершеннолетние"."""
     for name, this, other in (("claim", claim, evidence), ("evidence", evidence, claim)):
+        prefixed = _prefixed(this)
+        if not prefixed:  # most sides: no prefixed word, so neither side's stems are needed
+            continue
         own_stems = _side_stems(this)[0]
         other_stems, other_plain, other_negated = _side_stems(other)
-        for word in _prefixed(this):
+        for word in prefixed:
             base = stem(word[3:] if word.startswith(("бес", "без")) else word[2:])
             if stem(word) in other_stems or base not in other_plain or base in own_stems or base in other_negated:
                 continue
@@ -837,7 +853,7 @@ def _side_stems(norm_text: str) -> tuple[frozenset[str], frozenset[str], frozens
     plain: set[str] = set()
     negated: set[str] = set()
     for i, w in enumerate(seq):
-        (negated if any(p in _RU_NEGATORS for p in seq[max(0, i - 2) : i]) else plain).add(stem(w))
+        (plain if _RU_NEGATORS.isdisjoint(seq[max(0, i - 2) : i]) else negated).add(stem(w))
     return frozenset(stem(w) for w in seq), frozenset(plain), frozenset(negated)
 
 
