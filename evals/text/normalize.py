@@ -91,7 +91,9 @@ def normalize(text: str) -> str:
     whole-string operations because it runs on every chunk and quote (tests hold the two equal).
     Cached: one chunk's text is normalized for every claim that cites it (40,000 in one answer)."""
     folded = unicodedata.normalize("NFKC", text).casefold().replace(_SOFT_HYPHEN, "").translate(_FOLD)
-    return " ".join(_LINE_BREAK_HYPHEN.sub("", folded).split())
+    if "-" in folded:  # the line-break hyphen needs one (most text has none: skip the scan)
+        folded = _LINE_BREAK_HYPHEN.sub("", folded)
+    return " ".join(folded.split())
 
 
 def locate(needle: str, haystack: str) -> tuple[int, int] | None:
@@ -128,7 +130,9 @@ _MARKER_RUN = re.compile(r"\s*" + MARKER_PATTERN)
 
 def strip_markers(text: str) -> str:
     """Text without its citation markers ("Срок 5 дней [E1]." → "Срок 5 дней.")."""
-    return " ".join(_MARKER_RUN.sub("", text).split())
+    if "[" in text:  # every marker has one (most text has none: skip the scan)
+        text = _MARKER_RUN.sub("", text)
+    return " ".join(text.split())
 
 
 _BOUNDARY = re.compile(
@@ -179,8 +183,9 @@ def split_sentences(text: str, *, leading_markers: bool = False) -> list[Sentenc
     `leading_markers`, with the sentence it precedes), and breaks at blank lines and list items."""
     sentences: list[Sentence] = []
     boundary = _BOUNDARY_LEADING if leading_markers else _BOUNDARY
-    block_starts = [0] + [m.end() for m in _LIST_LINE.finditer(text)]
-    block_ends = [m.start() for m in _LIST_LINE.finditer(text)] + [len(text)]
+    breaks = list(_LIST_LINE.finditer(text)) if "\n" in text else []  # every break holds a newline
+    block_starts = [0] + [m.end() for m in breaks]
+    block_ends = [m.start() for m in breaks] + [len(text)]
     for b_start, b_end in zip(block_starts, block_ends, strict=True):
         start = b_start
         for match in boundary.finditer(text, b_start, b_end):
@@ -229,13 +234,15 @@ _MONTH_RE = (
     r"августа?|сентябр[яь]|октябр[яь]|ноябр[яь]|декабр[яь])"
 )
 _SPACE = "[ \u00a0\u202f\u2009]"
+# (?=\d) first: every alternative starts at a digit, and the engine then skips the other
+# positions at once instead of trying each alternative's lookbehind there (5x faster a scan).
 _NUMBER_RE = re.compile(
-    r"(?P<iso>(?<!\d)\d{4}-\d{2}-\d{2}(?!\d))"
+    r"(?=\d)(?:(?P<iso>(?<!\d)\d{4}-\d{2}-\d{2}(?!\d))"
     r"|(?P<dmy>(?<![\d.])\d{1,2}\.\d{1,2}\.\d{4}(?!\d))"
     rf"|(?P<textdate>(?<!\d)\d{{1,2}}{_SPACE}+{_MONTH_RE}{_SPACE}+\d{{4}})"
     r"|(?P<time>(?<!\d)\d{1,2}:\d{2}(?!\d))"
     rf"|(?P<num>\d{{1,3}}(?:{_SPACE}\d{{3}})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)?)"
-    rf"(?P<pct>{_SPACE}?(?:%|процент\w*|percent\b))?",
+    rf"(?P<pct>{_SPACE}?(?:%|процент\w*|percent\b))?)",
     re.IGNORECASE,
 )
 _RANGE_DASH = re.compile(rf"^{_SPACE}*[-\u2010-\u2015\u2212…]{{1,3}}{_SPACE}*$|^{_SPACE}*\.\.\.?{_SPACE}*$")
@@ -325,6 +332,13 @@ def extract_numbers(text: str, words: bool = True) -> list[NumberMention]:
     Signs are not part of the value ("+8 °C" and "8" agree); thousands may be grouped
     by a space or NBSP; a comma or a point marks decimals; "5 тыс." is 5000.
     """
+    return list(_extract_numbers(text, words))
+
+
+@lru_cache(maxsize=65536)
+def _extract_numbers(text: str, words: bool) -> tuple[NumberMention, ...]:
+    """extract_numbers, cached: the judge reads one claim's or fragment's numbers for several
+    rules (mentions are frozen, the caller gets its own list)."""
     found: list[NumberMention] = []
     for m in _NUMBER_RE.finditer(text):
         raw = m.group(0)
@@ -367,7 +381,7 @@ def extract_numbers(text: str, words: bool = True) -> list[NumberMention]:
         ):
             other = i + 1
         linked.append(mention if other is None else NumberMention(**{**mention.__dict__, "range_with": other}))
-    return linked
+    return tuple(linked)
 
 
 def _with_words(found: list[NumberMention], text: str) -> list[NumberMention]:

@@ -269,15 +269,22 @@ def unit_at(text: str, pos: int) -> tuple[str | None, int]:
             qualifier = word
             cursor = match.end()
             continue
-        for pattern, unit in _UNIT_WORDS:
-            if pattern.match(word):
-                if unit == "en":
-                    unit = _EN_UNIT[word.rstrip("s")]
-                if unit == "day" and qualifier in _WORKING:
-                    unit = "workday"
-                return unit, match.end()
+        unit = _unit_word(word)
+        if unit is not None:
+            if unit == "day" and qualifier in _WORKING:
+                unit = "workday"
+            return unit, match.end()
         return None, pos
     return None, pos
+
+
+@lru_cache(maxsize=65536)
+def _unit_word(word: str) -> str | None:
+    """The time unit a folded word names ("месяцев" → month, "years" → year), else None."""
+    for pattern, unit in _UNIT_WORDS:
+        if pattern.match(word):
+            return _EN_UNIT[word.rstrip("s")] if unit == "en" else unit
+    return None
 
 
 _DIGITS_NEXT = re.compile(r"\s*\d")
@@ -309,11 +316,20 @@ def _excluded(words: list[tuple[str, int, int]], i: int, entry: _Entry, length: 
     return False
 
 
+@lru_cache(maxsize=65536)
+def _may_be_number(word: str) -> bool:
+    """A folded word that may start a number in words (the test before the full reading)."""
+    return word in LEXICON or word in _HALF_UNITS or _COMPOUND_PREFIX.match(word) is not None
+
+
 def read_number_words(text: str) -> list[WordNumber]:
     """Every number written in words in text, with its span in text (which may be raw or
     normalized: spans are over the string given)."""
     low = _fold(text)
     if len(low) == len(text):  # the usual case: one lower-casing for the whole text
+        # most texts hold no number word: look with a bare findall before building spans
+        if not any(_may_be_number(w) for w in set(_TOKEN_RE.findall(low))):
+            return []
         words = [(m.group(0), m.start(), m.end()) for m in _TOKEN_RE.finditer(low)]
     else:  # a character whose lower case is longer ("İ"): fold word by word, spans stay right
         words = [(_fold(m.group(0)), m.start(), m.end()) for m in _TOKEN_RE.finditer(text)]
@@ -324,6 +340,9 @@ def read_number_words(text: str) -> list[WordNumber]:
     i = 0
     while i < len(words):
         word, start, end = words[i]
+        if not _may_be_number(word):  # neither a number word, nor "полгода", nor a compound's stem
+            i += 1
+            continue
         if word in _HALF_UNITS:
             unit, amount = _HALF_UNITS[word]
             out.append(WordNumber(text[start:end], start, end, str(amount), "number", unit))
@@ -419,6 +438,7 @@ def _compose(words: list[tuple[str, int, int]], i: int, text: str) -> tuple[Frac
     return total + group, kind, max(n, 1)
 
 
+@lru_cache(maxsize=65536)
 def duration(value: str, unit: str | None) -> tuple[str, Fraction] | None:
     """An exact duration in base units ("month", 12) for value "1" unit "year"; None for
     non-durations, fractions written as "a/b" included."""

@@ -94,12 +94,13 @@ def words(norm_text: str) -> list[str]:
 
 def content_stems(norm_text: str) -> list[str]:
     """Stems of the content words, in order (stopwords and cue words removed)."""
-    out = []
-    for word in words(norm_text):
-        if is_stopword(word) or word in _NEGATION or word in _MUST or word in _MAY:
-            continue
-        out.append(stem(word))
-    return out
+    return list(_content_stems(norm_text))
+
+
+@lru_cache(maxsize=65536)
+def _content_stems(norm_text: str) -> tuple[str, ...]:
+    return tuple(stem(word) for word in words(norm_text)
+                 if not (is_stopword(word) or word in _NEGATION or word in _MUST or word in _MAY))
 
 
 def number_word(word: str) -> str | None:
@@ -310,9 +311,15 @@ _ABBREVIATIONS = (
 )
 
 
+# each pattern's literal word start: a text without it is left as it is, with no regex run
+_ABBREVIATION_HEADS = tuple(pattern.pattern.removeprefix(r"(?<!\w)").removesuffix(r"(?!\w)")
+                            for pattern, _ in _ABBREVIATIONS)
+
+
 def expand_abbreviations(norm_text: str) -> str:
-    for pattern, full in _ABBREVIATIONS:
-        norm_text = pattern.sub(full, norm_text)
+    for (pattern, full), head in zip(_ABBREVIATIONS, _ABBREVIATION_HEADS, strict=True):
+        if head in norm_text:
+            norm_text = pattern.sub(full, norm_text)
     return norm_text
 
 
@@ -437,9 +444,40 @@ _ACTORS = (
 _ACTOR_RES = tuple((name, re.compile(r"(?<!\w)(?:" + pattern + r")(?!\w)")) for name, pattern in _ACTORS)
 
 
+def _literal_heads(pattern: str) -> tuple[str, ...]:
+    r"""The literal text each alternative of an actor pattern begins with ("медицинск" for
+    r"медицинск\w* сест[её]?р\w*"): a text holding none of them cannot match (a substring test
+    is far cheaper than the regex; the actor patterns have no groups, so "|" splits them)."""
+    heads = tuple(dict.fromkeys(re.split(r"[\\\[(*?+.{]", alternative, maxsplit=1)[0]
+                                for alternative in pattern.split("|")))
+    # a head that holds a shorter one ("врача" holds "врач") adds nothing to the test
+    return tuple(h for h in heads if not any(o != h and o in h for o in heads))
+
+
+_ACTOR_HEADS = tuple(_literal_heads(pattern) for _, pattern in _ACTORS)
+assert all(all(heads) for heads in _ACTOR_HEADS)  # an alternative with no literal head would need the regex
+
+
+# Every head, found wherever it occurs in one scan (a lookahead finds overlapping ones, "суд" in
+# "государственн"; no head begins another, so the one head starting at a place is the only one).
+_HEADS = sorted({h for heads in _ACTOR_HEADS for h in heads}, key=len, reverse=True)
+assert not any(a != b and b.startswith(a) for a in _HEADS for b in _HEADS)
+_HEAD_RE = re.compile("(?=(" + "|".join(re.escape(h) for h in _HEADS) + "))")
+
+
+def _actor_patterns(norm_text: str) -> list[tuple[str, re.Pattern[str]]]:
+    """The actor patterns that may match norm_text (those with a literal head in it), in order."""
+    found = set(_HEAD_RE.findall(norm_text))
+    if not found:
+        return []
+    return [entry for entry, heads in zip(_ACTOR_RES, _ACTOR_HEADS, strict=True) if not found.isdisjoint(heads)]
+
+
 # "медицинские и фармацевтические работники" names both.
 _COORDINATED = re.compile(r"(?<!\w)([^\W\d_]+(?:ие|ые|ий|ый|ого|ых|им|ым|ими|ыми))\s+(?:и|или|и \(или\))\s+"
                           r"([^\W\d_]+(?:ие|ые|ий|ый|ого|ых|им|ым|ими|ыми))\s+(работник\w*|организаци\w*|орган\w*)")
+# What _COORDINATED needs to match at all: "и"/"или" between spaces, and a head noun (cheap tests first).
+_COORDINATOR = re.compile(r"\sи(?:ли)?\s")
 # A generic actor is named by a specific one: "работник" by "медицинский работник".
 _GENERIC = {"работник": ("медицинский работник", "фармацевтический работник", "медицинская сестра"),
             "медицинский работник": ("медицинская сестра", "врач"),
@@ -462,8 +500,9 @@ def actors(norm_text: str) -> frozenset[str]:
     """The actors a regulation sentence names (врач, медицинская сестра, работодатель, суд …);
     a body named by its sphere keeps it ("государственный орган в сфере санитарн эпидемиологическ")."""
     found = set()
-    norm_text = _COORDINATED.sub(r"\1 \3 и \2 \3", norm_text)
-    for name, pattern in _ACTOR_RES:
+    if ("орган" in norm_text or "работник" in norm_text) and _COORDINATOR.search(norm_text):
+        norm_text = _COORDINATED.sub(r"\1 \3 и \2 \3", norm_text)
+    for name, pattern in _actor_patterns(norm_text):
         matches = list(pattern.finditer(norm_text))
         for match in matches:
             sphere = _SPHERE.match(norm_text, match.end()) if name.endswith("орган") else None
@@ -503,7 +542,7 @@ def actor_roles(norm_text: str) -> tuple[frozenset[str], frozenset[str]]:
 
     doers: set[str] = set()
     others: set[str] = set()
-    for name, pattern in _ACTOR_RES:
+    for name, pattern in _actor_patterns(norm_text):
         for match in pattern.finditer(norm_text):
             head = match.group(0).split()[0]
             before = norm_text[: match.start()].split()
@@ -692,6 +731,8 @@ def polarity_flips_ru(claim: str, evidence: str) -> list[str]:
     """Stems negated on one side and affirmed, with no negation near, on the other, in the
     same context (the same neighbouring content word)."""
     sides = (polarity_sequence_ru(claim), polarity_sequence_ru(evidence))
+    if not any(negated for side in sides for _, negated, _ in side):
+        return []  # nothing negated on either side: no clash to find
 
     def contexts(seq: tuple[tuple[str, bool, bool], ...], want: str) -> set[tuple[str, str, str]]:
         found = set()
@@ -785,9 +826,12 @@ def prefix_antonyms(claim: str, evidence: str) -> str | None:
     """A word and its negative-prefixed antonym on the two sides: "бесплатно" against "на
     платной основе", "несовершеннолетние" against "совершеннолетние"."""
     for name, this, other in (("claim", claim, evidence), ("evidence", evidence, claim)):
+        prefixed = _prefixed(this)
+        if not prefixed:  # most sides: no prefixed word, so neither side's stems are needed
+            continue
         own_stems = _side_stems(this)[0]
         other_stems, other_plain, other_negated = _side_stems(other)
-        for word in _prefixed(this):
+        for word in prefixed:
             base = stem(word[3:] if word.startswith(("бес", "без")) else word[2:])
             if stem(word) in other_stems or base not in other_plain or base in own_stems or base in other_negated:
                 continue
@@ -809,7 +853,7 @@ def _side_stems(norm_text: str) -> tuple[frozenset[str], frozenset[str], frozens
     plain: set[str] = set()
     negated: set[str] = set()
     for i, w in enumerate(seq):
-        (negated if any(p in _RU_NEGATORS for p in seq[max(0, i - 2) : i]) else plain).add(stem(w))
+        (plain if _RU_NEGATORS.isdisjoint(seq[max(0, i - 2) : i]) else negated).add(stem(w))
     return frozenset(stem(w) for w in seq), frozenset(plain), frozenset(negated)
 
 

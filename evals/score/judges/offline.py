@@ -441,11 +441,17 @@ def calibration_vector(features: OfflineFeatures, value: str) -> list[float]:
     return calibration.feature_vector(features, value, hard_rule(features))
 
 
+@lru_cache(maxsize=4)
+def _shipped_weights(lang: str) -> tuple[float, ...]:
+    """The shipped coefficients, read and checked once a language."""
+    return tuple(calibration.shipped_weights(lang))
+
+
 def calibrated(features: OfflineFeatures | None, result: JudgeResult) -> JudgeResult:
     """The verdict with its score replaced by the shipped calibration's P(supported)."""
     if features is None or result.score is None:
         return result
-    weights = calibration.shipped_weights(features.lang)
+    weights = _shipped_weights(features.lang)
     p = calibration.probability(calibration_vector(features, result.value), weights)
     return replace(result, score=round(p, 4))
 

@@ -1,0 +1,89 @@
+"""The offline judge's fast paths (issue 29) give what the plain loops gave: literal-head
+filters before regexes, cached readings of a text handed out as fresh lists."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from evals.score.judges import lexicon as lx
+from evals.text import numerals
+from evals.text.normalize import extract_numbers, normalize
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+TEXTS = [
+    "Врачи и медицинские сестры обязаны уведомить пациента; судебное решение, суду, судом.",
+    "Медицинские и фармацевтические работники, органы внутренних дел, акимат и опекун.",
+    "Медработник РК и медсестра проводят медосмотр по ГОБМП и ОСМС.",
+    "Главный государственный санитарный врач; уполномоченный орган; местный исполнительный орган.",
+    "The clinic keeps records for 5 years.",
+]
+
+
+def _texts() -> list[str]:
+    from judge_speed import make_pairs
+
+    out = [normalize(t) for t in TEXTS]
+    for line in (ROOT / "bench" / "judge_ru_own.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            out += [normalize(row["claim"]), *(normalize(e) for e in row["evidence"])]
+    out += [normalize(p.evidence[0]) for p in make_pairs(200)]
+    return out
+
+
+def _actors_plain(norm_text: str) -> frozenset[str]:
+    found = set()
+    norm_text = lx._COORDINATED.sub(r"\1 \3 и \2 \3", norm_text)
+    for name, pattern in lx._ACTOR_RES:
+        matches = list(pattern.finditer(norm_text))
+        for match in matches:
+            sphere = lx._SPHERE.match(norm_text, match.end()) if name.endswith("орган") else None
+            words_ = [w for w in (sphere.groups() if sphere else ()) if w]
+            found.add(name + (" в сфере " + " ".join(lx.stem(w) for w in words_) if words_ else ""))
+        if matches:
+            norm_text = pattern.sub(" ", norm_text)
+    return frozenset(found)
+
+
+def test_actor_heads_filter_nothing_the_regexes_find() -> None:
+    for text in _texts():
+        assert lx.actors(text) == _actors_plain(text), text
+        for name, pattern in lx._ACTOR_RES:
+            if pattern.search(text):
+                assert (name, pattern) in lx._actor_patterns(text), (name, text)
+
+
+def test_every_actor_alternative_has_a_head() -> None:
+    for (_, pattern), heads in zip(lx._ACTORS, lx._ACTOR_HEADS, strict=True):
+        for alternative in pattern.split("|"):
+            assert any(alternative.startswith(h) for h in heads), alternative
+
+
+def test_abbreviations_expand_as_the_plain_loop() -> None:
+    for text in _texts():
+        plain = text
+        for pattern, full in lx._ABBREVIATIONS:
+            plain = pattern.sub(full, plain)
+        assert lx.expand_abbreviations(text) == plain
+
+
+def test_cached_readings_are_fresh_lists() -> None:
+    text = "в течение 10 рабочих дней, не более 5–7 лет"
+    first = extract_numbers(text)
+    first.clear()
+    assert [m.value for m in extract_numbers(text)] == ["10", "5", "7"]
+    stems = lx.content_stems("медицинская организация хранит документы")
+    stems.append("x")
+    assert "x" not in lx.content_stems("медицинская организация хранит документы")
+
+
+def test_unit_words_read_as_before() -> None:
+    assert numerals.unit_at(" рабочих дней", 0)[0] == "workday"
+    assert numerals.unit_at(" years", 0)[0] == "year"
+    assert numerals.unit_at(" месяцев", 0)[0] == "month"
+    assert numerals.unit_at(" документов", 0) == (None, 0)
+    assert numerals.duration("1", "year") == numerals.duration("12", "month")
