@@ -171,15 +171,20 @@ def _clear_caches(words_too: bool) -> None:
     places, lemma sets, numbers); words_too also the caches a live bot keeps warm across
     answers: per word (lemma, Snowball stem) and per cited text (its clauses' lemmas, numbers)."""
     from evals.quotes import cascade
-    from evals.text import lemmas, tokens
+    from evals.text import lemmas, normalize, numerals, tokens
 
-    for cached in (cascade._lemma_set, cascade._numbers, cascade._clauses, cascade.candidate_spans, split_fragments):
+    # the shared text caches (normalized text, its numbers) hold the answer's own text too: emptied
+    # whole, cited texts with it, so the warm figure never profits from an answer seen before
+    for cached in (cascade._lemma_set, cascade._numbers, cascade._clauses, cascade.candidate_spans, split_fragments,
+                   normalize.normalize, normalize._extract_numbers, normalize._held):
         cached.cache_clear()
     if words_too:
         cascade._source.cache_clear()
         cascade._word_key.cache_clear()
         lemmas.lemma.cache_clear()
         tokens.stem.cache_clear()
+        for word_cache in (numerals._compound, numerals._unit_word, numerals._may_be_number, numerals.duration):
+            word_cache.cache_clear()
 
 
 def _interleaved(answers: list, rounds: int, words_too: bool) -> dict[str, list[float]]:
