@@ -119,3 +119,13 @@ def scored_run(tmp_path: Path, cli: Any) -> Path:
     scored = cli("score", str(run), cwd=tmp_path)
     assert scored.returncode == 0, scored.stderr
     return run
+
+
+def init_eval_run(root: Path, invoke: Any) -> Path:
+    """runs/main: `citeval init` then `citeval eval` with the example dataset's replay answers,
+    through `invoke(*args)` (a CliRunner call); shared by the bundle tests."""
+    assert invoke("init", str(root / "ds")).exit_code == 0
+    result = invoke("eval", str(root / "ds"), "--backend", f"replay:{root / 'ds' / 'answers' / 'example.jsonl'}",
+                    "--out", str(root / "runs"), "--run-id", "main", "--report-out", str(root / "r.html"))
+    assert result.exit_code == 0, result.output
+    return root / "runs" / "main"

@@ -8,6 +8,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from factories import init_eval_run
 from typer.testing import CliRunner
 
 from cli import app
@@ -25,11 +26,7 @@ def invoke(*args: str):
 def scored_run(tmp_path_factory) -> Path:
     """A real run: `citeval init`, then `citeval eval` with its replay answers."""
     root = tmp_path_factory.mktemp("bundle")
-    assert invoke("init", str(root / "ds")).exit_code == 0
-    result = invoke("eval", str(root / "ds"), "--backend", f"replay:{root / 'ds' / 'answers' / 'example.jsonl'}",
-                    "--out", str(root / "runs"), "--run-id", "main", "--report-out", str(root / "r.html"))
-    assert result.exit_code == 0, result.output
-    return root / "runs" / "main"
+    return init_eval_run(root, invoke)
 
 
 def members(path: Path) -> dict[str, bytes]:

@@ -10,6 +10,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from factories import init_eval_run
 from typer.testing import CliRunner
 
 from cli import app
@@ -24,11 +25,7 @@ def invoke(*args: str):
 @pytest.fixture(scope="module")
 def scored_run(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("bomb")
-    assert invoke("init", str(root / "ds")).exit_code == 0
-    result = invoke("eval", str(root / "ds"), "--backend", f"replay:{root / 'ds' / 'answers' / 'example.jsonl'}",
-                    "--out", str(root / "runs"), "--run-id", "main", "--report-out", str(root / "r.html"))
-    assert result.exit_code == 0, result.output
-    return root / "runs" / "main"
+    return init_eval_run(root, invoke)
 
 
 def _zeros_bundle(path: Path, size: int) -> Path:

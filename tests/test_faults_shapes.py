@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from factories import INGEST_MANIFEST
 from typer.testing import CliRunner
 
 from cli import app
@@ -78,18 +79,9 @@ def test_a_flat_log_line_with_usage_of_the_wrong_shape_is_exit_2_naming_file_and
     assert not (tmp_path / "answers.jsonl").exists()
 
 
-TWO_EDITIONS = """
-[[document]]
-document_id = "doc"
-title = "Положение"
-acl = []
-
-[[document.edition]]
-version_id = "doc-v1"
-revision = 1
-file = "doc/v1.md"
-effective_from = "2024-01-01"
-
+# INGEST_MANIFEST's document with a second edition, and a second document ({second}, {document}
+# chosen by each case to repeat a version_id or a document_id)
+TWO_EDITIONS = INGEST_MANIFEST + """
 [[document.edition]]
 revision = 2
 version_id = "{second}"
