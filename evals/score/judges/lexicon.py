@@ -808,12 +808,14 @@ def only_with(claim: str, evidence: str) -> bool:
 def negation_unheld(claim: str, evidence: str) -> str | None:
     """The claim negates a word the evidence it is about affirms, and that evidence states no
     negation or prohibition at all ("зарплата не сохраняется" against "сохраняется зарплата")."""
+    negated = negated_words_ru(claim)
+    if not negated:  # most claims negate nothing: the evidence need not be read
+        return None
     if any(neg for _, neg, _ in polarity_sequence_ru(evidence)) or _PROHIBIT_RU.search(evidence):
         return None
     if _RU_NEGATION_ANYWHERE.search(evidence):
         return None
     held = key_set(evidence)
-    negated = negated_words_ru(claim)
     affirmed = [w for w in negated if any(k in held for k in match_keys(w))]
     if affirmed:
         return f"claim negates '{affirmed[0]}', the fragment affirms it and negates nothing"
