@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from evals.text import numerals
-from evals.text.normalize import extract_numbers, normalize, strip_markers
+from evals.text.normalize import NumberMention, extract_numbers, normalize, strip_markers
 from evals.text.tokens import is_stopword, stem
 
 # Short function-word lists (NLTK-like, trimmed). Negation and bound words are not here on
@@ -157,23 +157,35 @@ _AFTER_UPPER_RE = re.compile(r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:и|или)\s+(?:мл
 def number_cues(norm_text: str) -> tuple[NumberCue, ...]:
     """Numbers with their bound: "не реже 1 раза в 6 месяцев" → 1 (lower), 6 (lower);
     "16 лет и старше" → 16 (lower)."""
-    cues = []
+    return tuple(NumberCue(mention.value, _bound(norm_text, mention)) for mention in extract_numbers(norm_text))
+
+
+def number_bounds(norm_text: str, values: set[str]) -> dict[str, set[str]]:
+    """The bounds (as number_cues reads them) each of `values` has in norm_text; the other
+    numbers' bounds are not read (a claim's few bounded values against a long fragment)."""
+    out: dict[str, set[str]] = {}
     for mention in extract_numbers(norm_text):
-        # the bound phrase governs the numbers that follow it within a few words
-        window = norm_text[max(0, mention.start - 40) : mention.start]
-        bound = "none"
-        last = None
-        for m in _BOUND_RE.finditer(window):
-            last = m
-        if last is not None and len(words(window[last.end() :])) <= 4:
-            bound = "lower" if _LOWER_RE.fullmatch(last.group(0)) else "upper"
-        after = norm_text[mention.end : mention.end + 40]
-        if _AFTER_LOWER_RE.match(after):
-            bound = "lower"
-        elif _AFTER_UPPER_RE.match(after):
-            bound = "upper"
-        cues.append(NumberCue(mention.value, bound))
-    return tuple(cues)
+        if mention.value in values:
+            out.setdefault(mention.value, set()).add(_bound(norm_text, mention))
+    return out
+
+
+def _bound(norm_text: str, mention: NumberMention) -> str:
+    """The bound of one number: the phrase before it within a few words, or one right after."""
+    # the bound phrase governs the numbers that follow it within a few words
+    window = norm_text[max(0, mention.start - 40) : mention.start]
+    bound = "none"
+    last = None
+    for m in _BOUND_RE.finditer(window):
+        last = m
+    if last is not None and len(words(window[last.end() :])) <= 4:
+        bound = "lower" if _LOWER_RE.fullmatch(last.group(0)) else "upper"
+    after = norm_text[mention.end : mention.end + 40]
+    if _AFTER_LOWER_RE.match(after):
+        bound = "lower"
+    elif _AFTER_UPPER_RE.match(after):
+        bound = "upper"
+    return bound
 
 
 def negation_count(norm_text: str) -> int:
@@ -462,6 +474,7 @@ assert all(all(heads) for heads in _ACTOR_HEADS)  # an alternative with no liter
 # "государственн"; no head begins another, so the one head starting at a place is the only one).
 _HEADS = sorted({h for heads in _ACTOR_HEADS for h in heads}, key=len, reverse=True)
 assert not any(a != b and b.startswith(a) for a in _HEADS for b in _HEADS)
+_HEAD_ACTORS = {h: tuple(i for i, heads in enumerate(_ACTOR_HEADS) if h in heads) for h in _HEADS}
 _HEAD_RE = re.compile("(?=(" + "|".join(re.escape(h) for h in _HEADS) + "))")
 
 
@@ -470,7 +483,7 @@ def _actor_patterns(norm_text: str) -> list[tuple[str, re.Pattern[str]]]:
     found = set(_HEAD_RE.findall(norm_text))
     if not found:
         return []
-    return [entry for entry, heads in zip(_ACTOR_RES, _ACTOR_HEADS, strict=True) if not found.isdisjoint(heads)]
+    return [_ACTOR_RES[i] for i in sorted({i for head in found for i in _HEAD_ACTORS[head]})]
 
 
 # "медицинские и фармацевтические работники" names both.
