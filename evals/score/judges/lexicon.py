@@ -56,6 +56,8 @@ _MUST = ("должен", "должна", "должно", "должны", "обя
          "требуется", "следует", "must", "shall", "required", "mandatory", "obliged", "have to", "has to")
 _MAY = ("может", "могут", "вправе", "допускается", "разрешается", "разрешено", "можно", "may", "might", "can",
         "could", "allowed", "permitted", "optional", "possibly")
+# Words of the three cue lists, as one set for the per-word membership tests (a tuple is scanned).
+_CUE_SET = frozenset(_NEGATION + _MUST + _MAY)
 
 
 def _phrase_re(phrases: tuple[str, ...]) -> re.Pattern[str]:
@@ -100,7 +102,7 @@ def content_stems(norm_text: str) -> list[str]:
 @lru_cache(maxsize=65536)
 def _content_stems(norm_text: str) -> tuple[str, ...]:
     return tuple(stem(word) for word in words(norm_text)
-                 if not (is_stopword(word) or word in _NEGATION or word in _MUST or word in _MAY))
+                 if not (is_stopword(word) or word in _CUE_SET))
 
 
 def number_word(word: str) -> str | None:
@@ -205,7 +207,7 @@ def polarity_sequence(norm_text: str) -> list[tuple[str, bool]]:
         if word in _SCOPED_NEGATION or word.endswith(("n't", "n’t")):
             pending = 3
             continue
-        if is_stopword(word) or word in _MUST or word in _MAY or word in _NEGATION:
+        if is_stopword(word) or word in _CUE_SET:
             pending = max(0, pending - 1)
             continue
         out.append((stem(word), pending > 0))
@@ -355,7 +357,7 @@ def content_words(norm_text: str) -> list[str]:
 @lru_cache(maxsize=65536)
 def _content_words(norm_text: str) -> tuple[str, ...]:
     masked = _BOUND_RE.sub(" ", norm_text)
-    return tuple(w for w in words(masked) if not (is_stopword(w) or w in _NEGATION or w in _MUST or w in _MAY
+    return tuple(w for w in words(masked) if not (is_stopword(w) or w in _CUE_SET
                                                   or w in numerals.LEXICON or w in _CUE_WORDS
                                                   or numerals.is_unit_word(w)))
 
@@ -720,7 +722,7 @@ def polarity_sequence_ru(norm_text: str) -> tuple[tuple[str, bool, bool], ...]:
             negation_at.append(len(out))
             pending = 3
             continue
-        if is_stopword(token) or token in _MUST or token in _MAY or token in _NEGATION or token in _TRANSPARENT:
+        if is_stopword(token) or token in _CUE_SET or token in _TRANSPARENT:
             pending = max(0, pending - 1)
             continue
         out.append([stem(token), pending > 0, False, token])
@@ -735,8 +737,8 @@ def negated_words_ru(norm_text: str) -> list[str]:
     """The words polarity_sequence_ru flags as negated, as written."""
     seq = polarity_sequence_ru(norm_text)
     content = [w for w in _POLARITY_TOKEN.findall(_NOT_NEGATION_RE.sub(" ", _BOUND_RE.sub(" ", norm_text)))
-               if w[0].isalpha() and w not in _RU_NEGATORS and not (is_stopword(w) or w in _MUST or w in _MAY
-                                                                     or w in _NEGATION or w in _TRANSPARENT)]
+               if w[0].isalpha() and w not in _RU_NEGATORS and not (is_stopword(w) or w in _CUE_SET
+                                                                     or w in _TRANSPARENT)]
     return [w for w, (_, negated, _) in zip(content, seq, strict=False) if negated]
 
 
