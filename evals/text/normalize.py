@@ -21,6 +21,7 @@ _QUOTES = dict.fromkeys(map(ord, "«»„“”‟″〝〞〟＂‹›"), '"')
 _QUOTES.update(dict.fromkeys(map(ord, "‘’‚‛′"), "'"))
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\ufe58\ufe63\uff0d"
 _FOLD = {**_QUOTES, **dict.fromkeys(map(ord, _DASHES), "-"), ord("ё"): "е"}
+_FOLD_CHAR = re.compile("[" + "".join(re.escape(chr(c)) for c in _FOLD) + "]")
 _SOFT_HYPHEN = "\u00ad"
 
 
@@ -90,7 +91,9 @@ def normalize(text: str) -> str:
     """The quote normalization of DESIGN 6: the same result as normalize_with_map, built from
     whole-string operations because it runs on every chunk and quote (tests hold the two equal).
     Cached: one chunk's text is normalized for every claim that cites it (40,000 in one answer)."""
-    folded = unicodedata.normalize("NFKC", text).casefold().replace(_SOFT_HYPHEN, "").translate(_FOLD)
+    folded = unicodedata.normalize("NFKC", text).casefold().replace(_SOFT_HYPHEN, "")
+    if _FOLD_CHAR.search(folded):  # translate looks up every character: only when one would change
+        folded = folded.translate(_FOLD)
     if "-" in folded:  # the line-break hyphen needs one (most text has none: skip the scan)
         folded = _LINE_BREAK_HYPHEN.sub("", folded)
     return " ".join(folded.split())

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from evals.text import numerals
-from evals.text.normalize import extract_numbers, normalize, strip_markers
+from evals.text.normalize import NumberMention, extract_numbers, normalize, strip_markers
 from evals.text.tokens import is_stopword, stem
 
 # Short function-word lists (NLTK-like, trimmed). Negation and bound words are not here on
@@ -56,6 +56,8 @@ _MUST = ("должен", "должна", "должно", "должны", "обя
          "требуется", "следует", "must", "shall", "required", "mandatory", "obliged", "have to", "has to")
 _MAY = ("может", "могут", "вправе", "допускается", "разрешается", "разрешено", "можно", "may", "might", "can",
         "could", "allowed", "permitted", "optional", "possibly")
+# Words of the three cue lists, as one set for the per-word membership tests (a tuple is scanned).
+_CUE_SET = frozenset(_NEGATION + _MUST + _MAY)
 
 
 def _phrase_re(phrases: tuple[str, ...]) -> re.Pattern[str]:
@@ -100,7 +102,7 @@ def content_stems(norm_text: str) -> list[str]:
 @lru_cache(maxsize=65536)
 def _content_stems(norm_text: str) -> tuple[str, ...]:
     return tuple(stem(word) for word in words(norm_text)
-                 if not (is_stopword(word) or word in _NEGATION or word in _MUST or word in _MAY))
+                 if not (is_stopword(word) or word in _CUE_SET))
 
 
 def number_word(word: str) -> str | None:
@@ -157,23 +159,35 @@ _AFTER_UPPER_RE = re.compile(r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:и|или)\s+(?:мл
 def number_cues(norm_text: str) -> tuple[NumberCue, ...]:
     """Numbers with their bound: "не реже 1 раза в 6 месяцев" → 1 (lower), 6 (lower);
     "16 лет и старше" → 16 (lower)."""
-    cues = []
+    return tuple(NumberCue(mention.value, _bound(norm_text, mention)) for mention in extract_numbers(norm_text))
+
+
+def number_bounds(norm_text: str, values: set[str]) -> dict[str, set[str]]:
+    """The bounds (as number_cues reads them) each of `values` has in norm_text; the other
+    numbers' bounds are not read (a claim's few bounded values against a long fragment)."""
+    out: dict[str, set[str]] = {}
     for mention in extract_numbers(norm_text):
-        # the bound phrase governs the numbers that follow it within a few words
-        window = norm_text[max(0, mention.start - 40) : mention.start]
-        bound = "none"
-        last = None
-        for m in _BOUND_RE.finditer(window):
-            last = m
-        if last is not None and len(words(window[last.end() :])) <= 4:
-            bound = "lower" if _LOWER_RE.fullmatch(last.group(0)) else "upper"
-        after = norm_text[mention.end : mention.end + 40]
-        if _AFTER_LOWER_RE.match(after):
-            bound = "lower"
-        elif _AFTER_UPPER_RE.match(after):
-            bound = "upper"
-        cues.append(NumberCue(mention.value, bound))
-    return tuple(cues)
+        if mention.value in values:
+            out.setdefault(mention.value, set()).add(_bound(norm_text, mention))
+    return out
+
+
+def _bound(norm_text: str, mention: NumberMention) -> str:
+    """The bound of one number: the phrase before it within a few words, or one right after."""
+    # the bound phrase governs the numbers that follow it within a few words
+    window = norm_text[max(0, mention.start - 40) : mention.start]
+    bound = "none"
+    last = None
+    for m in _BOUND_RE.finditer(window):
+        last = m
+    if last is not None and len(words(window[last.end() :])) <= 4:
+        bound = "lower" if _LOWER_RE.fullmatch(last.group(0)) else "upper"
+    after = norm_text[mention.end : mention.end + 40]
+    if _AFTER_LOWER_RE.match(after):
+        bound = "lower"
+    elif _AFTER_UPPER_RE.match(after):
+        bound = "upper"
+    return bound
 
 
 def negation_count(norm_text: str) -> int:
@@ -193,7 +207,7 @@ def polarity_sequence(norm_text: str) -> list[tuple[str, bool]]:
         if word in _SCOPED_NEGATION or word.endswith(("n't", "n’t")):
             pending = 3
             continue
-        if is_stopword(word) or word in _MUST or word in _MAY or word in _NEGATION:
+        if is_stopword(word) or word in _CUE_SET:
             pending = max(0, pending - 1)
             continue
         out.append((stem(word), pending > 0))
@@ -343,7 +357,7 @@ def content_words(norm_text: str) -> list[str]:
 @lru_cache(maxsize=65536)
 def _content_words(norm_text: str) -> tuple[str, ...]:
     masked = _BOUND_RE.sub(" ", norm_text)
-    return tuple(w for w in words(masked) if not (is_stopword(w) or w in _NEGATION or w in _MUST or w in _MAY
+    return tuple(w for w in words(masked) if not (is_stopword(w) or w in _CUE_SET
                                                   or w in numerals.LEXICON or w in _CUE_WORDS
                                                   or numerals.is_unit_word(w)))
 
@@ -462,6 +476,7 @@ assert all(all(heads) for heads in _ACTOR_HEADS)  # an alternative with no liter
 # "государственн"; no head begins another, so the one head starting at a place is the only one).
 _HEADS = sorted({h for heads in _ACTOR_HEADS for h in heads}, key=len, reverse=True)
 assert not any(a != b and b.startswith(a) for a in _HEADS for b in _HEADS)
+_HEAD_ACTORS = {h: tuple(i for i, heads in enumerate(_ACTOR_HEADS) if h in heads) for h in _HEADS}
 _HEAD_RE = re.compile("(?=(" + "|".join(re.escape(h) for h in _HEADS) + "))")
 
 
@@ -470,7 +485,7 @@ def _actor_patterns(norm_text: str) -> list[tuple[str, re.Pattern[str]]]:
     found = set(_HEAD_RE.findall(norm_text))
     if not found:
         return []
-    return [entry for entry, heads in zip(_ACTOR_RES, _ACTOR_HEADS, strict=True) if not found.isdisjoint(heads)]
+    return [_ACTOR_RES[i] for i in sorted({i for head in found for i in _HEAD_ACTORS[head]})]
 
 
 # "медицинские и фармацевтические работники" names both.
@@ -707,7 +722,7 @@ def polarity_sequence_ru(norm_text: str) -> tuple[tuple[str, bool, bool], ...]:
             negation_at.append(len(out))
             pending = 3
             continue
-        if is_stopword(token) or token in _MUST or token in _MAY or token in _NEGATION or token in _TRANSPARENT:
+        if is_stopword(token) or token in _CUE_SET or token in _TRANSPARENT:
             pending = max(0, pending - 1)
             continue
         out.append([stem(token), pending > 0, False, token])
@@ -722,8 +737,8 @@ def negated_words_ru(norm_text: str) -> list[str]:
     """The words polarity_sequence_ru flags as negated, as written."""
     seq = polarity_sequence_ru(norm_text)
     content = [w for w in _POLARITY_TOKEN.findall(_NOT_NEGATION_RE.sub(" ", _BOUND_RE.sub(" ", norm_text)))
-               if w[0].isalpha() and w not in _RU_NEGATORS and not (is_stopword(w) or w in _MUST or w in _MAY
-                                                                     or w in _NEGATION or w in _TRANSPARENT)]
+               if w[0].isalpha() and w not in _RU_NEGATORS and not (is_stopword(w) or w in _CUE_SET
+                                                                     or w in _TRANSPARENT)]
     return [w for w, (_, negated, _) in zip(content, seq, strict=False) if negated]
 
 
@@ -808,12 +823,14 @@ def only_with(claim: str, evidence: str) -> bool:
 def negation_unheld(claim: str, evidence: str) -> str | None:
     """The claim negates a word the evidence it is about affirms, and that evidence states no
     negation or prohibition at all ("зарплата не сохраняется" against "сохраняется зарплата")."""
+    negated = negated_words_ru(claim)
+    if not negated:  # most claims negate nothing: the evidence need not be read
+        return None
     if any(neg for _, neg, _ in polarity_sequence_ru(evidence)) or _PROHIBIT_RU.search(evidence):
         return None
     if _RU_NEGATION_ANYWHERE.search(evidence):
         return None
     held = key_set(evidence)
-    negated = negated_words_ru(claim)
     affirmed = [w for w in negated if any(k in held for k in match_keys(w))]
     if affirmed:
         return f"claim negates '{affirmed[0]}', the fragment affirms it and negates nothing"

@@ -159,9 +159,7 @@ def _bound_conflicts(claim: str, evidence: str) -> list[str]:
     bounded = [cue for cue in lx.number_cues(claim) if cue.bound != "none"]
     if not bounded:  # most claims: no bound, nothing to compare (the evidence is not read)
         return []
-    evidence_bounds: dict[str, set[str]] = {}
-    for cue in lx.number_cues(evidence):
-        evidence_bounds.setdefault(cue.value, set()).add(cue.bound)
+    evidence_bounds = lx.number_bounds(evidence, {cue.value for cue in bounded})
     conflicts = []
     opposite = {"lower": "upper", "upper": "lower"}
     for cue in bounded:
