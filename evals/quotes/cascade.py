@@ -41,6 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import repeat
+from typing import cast
 
 from evals.contract.quotes import NOTHING, Placement, QuoteAnswer, QuoteCitation, Span
 from evals.quotes.block import BlockMatcher
@@ -56,6 +57,7 @@ NAME = "default"
 ROUTING = frozenset("уточнить обратиться подробный позвонить звонить написать спросить узнать рассказать".split())
 THRESHOLD = 0.5
 _WORD_RE = re.compile(r"[^\W_]+", re.UNICODE)  # evals.text.tokens.words' tokens
+_NONE = frozenset([None])
 _FORBIDDEN = -10.0  # a place the assignment must not give (it overlaps a better one)
 
 
@@ -126,7 +128,7 @@ def _with_comma_pieces(text: str, span: Span) -> list[Span]:
     bounds = [start, *[c + 1 for c in cuts], span[1]]
     for a, b in zip(bounds, bounds[1:], strict=False):
         piece_end = b - 1 if b != span[1] else b
-        if len([w for w in words(text[a:piece_end]) if len(w) > 2 or w.isdigit()]) >= 3:
+        if sum(1 for w in _WORD_RE.findall(text[a:piece_end].lower()) if len(w) > 2 or w.isdigit()) >= 3:
             out.append((a, piece_end))
     return out
 
@@ -208,14 +210,10 @@ def _span_lemmas(text: str, spans: Sequence[Span]) -> list[frozenset[str]]:
     low = text.lower()
     if len(low) != len(text):  # a character whose lower case is longer: positions shift
         return [_lemma_set(text[a:b]) for a, b in spans]
-    starts: list[int] = []
-    ends: list[int] = []
-    keys: list[str | None] = []
-    for m in _WORD_RE.finditer(low):
-        w = m.group(0).replace("ё", "е")
-        starts.append(m.start())
-        ends.append(m.end())
-        keys.append(_word_key(w))
+    found = list(_WORD_RE.finditer(low.replace("ё", "е")))  # same length: positions hold
+    starts = [m.start() for m in found]
+    ends = [m.end() for m in found]
+    keys = [_word_key(m.group(0)) for m in found]
     out = []
     for a, b in spans:
         i = bisect_left(starts, a)
@@ -223,7 +221,7 @@ def _span_lemmas(text: str, spans: Sequence[Span]) -> list[frozenset[str]]:
         if (i > 0 and ends[i - 1] > a) or (j > 0 and ends[j - 1] > b):
             out.append(_lemma_set(text[a:b]))  # an edge inside a word
             continue
-        out.append(frozenset(k for k in keys[i:j] if k is not None))
+        out.append(cast(frozenset[str], frozenset(keys[i:j]) - _NONE))
     return out
 
 
