@@ -140,12 +140,13 @@ def overlaps(a: Span, b: Span) -> bool:
     return a != b and a[0] < b[1] and b[0] < a[1]
 
 
-def settle(text: str, placements: Sequence[Placement]) -> list[Placement]:
+def settle(text: str, placements: Sequence[Placement], snapped_already: bool = False) -> list[Placement]:
     """Every offer snapped to a clause boundary (or refused); then, where two offers overlap,
-    the lower-scoring one (the later one on a tie) refused."""
+    the lower-scoring one (the later one on a tie) refused. snapped_already: the matcher's
+    spans come from snap_span (the cascade's), so snapping them again would change nothing."""
     snapped: list[Placement] = []
     for placement in placements:
-        if placement.span is None:
+        if placement.span is None or snapped_already:
             snapped.append(placement)
             continue
         span = snap_span(text, placement.span)

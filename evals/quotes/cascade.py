@@ -286,6 +286,7 @@ class DefaultMatcher:
     with one-citation-per-clause assignment (see the module's docstring)."""
 
     name = NAME
+    spans_snapped = True  # every span it offers comes from snap_span: settle need not snap again
 
     def __init__(self, params: CascadeParams = PARAMS) -> None:
         self.params = params
