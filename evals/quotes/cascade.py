@@ -170,13 +170,13 @@ class _Evidence:
         weights = self.weights
         best = 0.0
         for clause, size in self.sizes:
-            common = _weighted(place & clause, weights)
-            if common == 0:
-                f = 0.0
-            else:
-                precision = common / place_size
-                recall = common / size
-                f = 2 * precision * recall / (precision + recall)
+            shared = place & clause
+            if not shared:  # f = 0: best stays (every weight is above 0)
+                continue
+            common = _weighted(shared, weights)
+            precision = common / place_size
+            recall = common / size
+            f = 2 * precision * recall / (precision + recall)
             best = f if f > best else best
         precision = _weighted(place & self.source.whole, weights) / place_size
         return 0.5 * best + 0.5 * precision * min(1.0, len(place) / 4)
@@ -233,8 +233,9 @@ def _places(
     number phrase, so a span cuts none)."""
     mentions = [(m.start, m.end, m.value) for m in extract_numbers(text)]
     out = []
+    none: frozenset[str] = frozenset()
     for (start, end), lemmas in zip(spans, lemma_sets, strict=True):
-        numbers = frozenset(v for a, b, v in mentions if a >= start and b <= end)
+        numbers = frozenset(v for a, b, v in mentions if a >= start and b <= end) if mentions else none
         out.append(_Place(lemmas, _weighted(lemmas, weights), numbers))
     return out
 
