@@ -96,9 +96,9 @@ def _within_one_sentence(text: str, start: int, end: int) -> tuple[int, int]:
     """A span that barely spills over a sentence end (the spilled part under a third of the
     rest) keeps to its sentence: an alignment that runs a few characters into the next
     sentence, or starts in the previous one, means this sentence."""
-    breaks = [(m.start(), m.end()) for m in _SENTENCE_BREAK.finditer(text, start, end)]
-    if not breaks:
+    if _SENTENCE_BREAK.search(text, start, end) is None:  # the common case: one sentence
         return start, end
+    breaks = [(m.start(), m.end()) for m in _SENTENCE_BREAK.finditer(text, start, end)]
     head_end, head_next = breaks[0]
     if (head_end - start) * 3 < end - head_next:
         start = head_next
@@ -120,6 +120,8 @@ def snap_span(text: str, span: Span) -> Span | None:
         return None
     line_end = text.find("\n", end)
     limit = min(len(text), end + _MAX_WIDEN, line_end if line_end >= 0 else len(text))
+    if end == len(text) or boundary_problem(text, end) is None:
+        return (start, end)  # already at a boundary: trim_span of a trimmed span changes nothing
     pos = end
     while pos <= limit:
         if 0 < pos < len(text) and _is_word_char(text[pos - 1]) and _is_word_char(text[pos]):
@@ -138,12 +140,13 @@ def overlaps(a: Span, b: Span) -> bool:
     return a != b and a[0] < b[1] and b[0] < a[1]
 
 
-def settle(text: str, placements: Sequence[Placement]) -> list[Placement]:
+def settle(text: str, placements: Sequence[Placement], snapped_already: bool = False) -> list[Placement]:
     """Every offer snapped to a clause boundary (or refused); then, where two offers overlap,
-    the lower-scoring one (the later one on a tie) refused."""
+    the lower-scoring one (the later one on a tie) refused. snapped_already: the matcher's
+    spans come from snap_span (the cascade's), so snapping them again would change nothing."""
     snapped: list[Placement] = []
     for placement in placements:
-        if placement.span is None:
+        if placement.span is None or snapped_already:
             snapped.append(placement)
             continue
         span = snap_span(text, placement.span)

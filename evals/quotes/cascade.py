@@ -41,6 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import repeat
+from typing import cast
 
 from evals.contract.quotes import NOTHING, Placement, QuoteAnswer, QuoteCitation, Span
 from evals.quotes.block import BlockMatcher
@@ -56,6 +57,7 @@ NAME = "default"
 ROUTING = frozenset("уточнить обратиться подробный позвонить звонить написать спросить узнать рассказать".split())
 THRESHOLD = 0.5
 _WORD_RE = re.compile(r"[^\W_]+", re.UNICODE)  # evals.text.tokens.words' tokens
+_NONE = frozenset([None])
 _FORBIDDEN = -10.0  # a place the assignment must not give (it overlaps a better one)
 
 
@@ -126,7 +128,7 @@ def _with_comma_pieces(text: str, span: Span) -> list[Span]:
     bounds = [start, *[c + 1 for c in cuts], span[1]]
     for a, b in zip(bounds, bounds[1:], strict=False):
         piece_end = b - 1 if b != span[1] else b
-        if len([w for w in words(text[a:piece_end]) if len(w) > 2 or w.isdigit()]) >= 3:
+        if sum(1 for w in _WORD_RE.findall(text[a:piece_end].lower()) if len(w) > 2 or w.isdigit()) >= 3:
             out.append((a, piece_end))
     return out
 
@@ -168,13 +170,13 @@ class _Evidence:
         weights = self.weights
         best = 0.0
         for clause, size in self.sizes:
-            common = _weighted(place & clause, weights)
-            if common == 0:
-                f = 0.0
-            else:
-                precision = common / place_size
-                recall = common / size
-                f = 2 * precision * recall / (precision + recall)
+            shared = place & clause
+            if not shared:  # f = 0: best stays (every weight is above 0)
+                continue
+            common = _weighted(shared, weights)
+            precision = common / place_size
+            recall = common / size
+            f = 2 * precision * recall / (precision + recall)
             best = f if f > best else best
         precision = _weighted(place & self.source.whole, weights) / place_size
         return 0.5 * best + 0.5 * precision * min(1.0, len(place) / 4)
@@ -208,14 +210,10 @@ def _span_lemmas(text: str, spans: Sequence[Span]) -> list[frozenset[str]]:
     low = text.lower()
     if len(low) != len(text):  # a character whose lower case is longer: positions shift
         return [_lemma_set(text[a:b]) for a, b in spans]
-    starts: list[int] = []
-    ends: list[int] = []
-    keys: list[str | None] = []
-    for m in _WORD_RE.finditer(low):
-        w = m.group(0).replace("ё", "е")
-        starts.append(m.start())
-        ends.append(m.end())
-        keys.append(_word_key(w))
+    found = list(_WORD_RE.finditer(low.replace("ё", "е")))  # same length: positions hold
+    starts = [m.start() for m in found]
+    ends = [m.end() for m in found]
+    keys = [_word_key(m.group(0)) for m in found]
     out = []
     for a, b in spans:
         i = bisect_left(starts, a)
@@ -223,7 +221,7 @@ def _span_lemmas(text: str, spans: Sequence[Span]) -> list[frozenset[str]]:
         if (i > 0 and ends[i - 1] > a) or (j > 0 and ends[j - 1] > b):
             out.append(_lemma_set(text[a:b]))  # an edge inside a word
             continue
-        out.append(frozenset(k for k in keys[i:j] if k is not None))
+        out.append(cast(frozenset[str], frozenset(keys[i:j]) - _NONE))
     return out
 
 
@@ -235,8 +233,9 @@ def _places(
     number phrase, so a span cuts none)."""
     mentions = [(m.start, m.end, m.value) for m in extract_numbers(text)]
     out = []
+    none: frozenset[str] = frozenset()
     for (start, end), lemmas in zip(spans, lemma_sets, strict=True):
-        numbers = frozenset(v for a, b, v in mentions if a >= start and b <= end)
+        numbers = frozenset(v for a, b, v in mentions if a >= start and b <= end) if mentions else none
         out.append(_Place(lemmas, _weighted(lemmas, weights), numbers))
     return out
 
@@ -288,6 +287,7 @@ class DefaultMatcher:
     with one-citation-per-clause assignment (see the module's docstring)."""
 
     name = NAME
+    spans_snapped = True  # every span it offers comes from snap_span: settle need not snap again
 
     def __init__(self, params: CascadeParams = PARAMS) -> None:
         self.params = params

@@ -110,8 +110,8 @@ def _words(text: str, start: int, end: int) -> int:
 
 def _is_lead_in(text: str, end: int) -> bool:
     """A sentence ending in a colon at the end of its line introduces a list: no claim to cite."""
-    rest = text[end:].split("\n", 1)[0]
-    return rest.strip() == ":"
+    line_end = text.find("\n", end)  # the rest of the line, without copying the rest of the text
+    return text[end : line_end if line_end >= 0 else len(text)].strip() == ":"
 
 
 @lru_cache(maxsize=4096)

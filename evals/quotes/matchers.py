@@ -408,7 +408,8 @@ class SettledMatcher:
         self.default_threshold = float(inner.default_threshold)
 
     def place(self, answer_text: str, citations: Sequence[QuoteCitation]) -> list[Placement]:
-        return settle(answer_text, self.inner.place(answer_text, citations))
+        snapped_already = bool(getattr(self.inner, "spans_snapped", False))
+        return settle(answer_text, self.inner.place(answer_text, citations), snapped_already)
 
 
 def get_matcher(name: str) -> Matcher:
