@@ -190,3 +190,25 @@ def test_label_push_quotes_shows_the_default_places_unless_told(tmp_path):
     assert len(shown) == len(blind) == 161
     assert {t["predictions"][0]["model_version"] for t in shown} == {"citeval-quotes:default"}
     assert not any(t.get("predictions") for t in blind)
+
+
+def test_every_snapped_span_starts_at_a_word_and_ends_at_a_clause_boundary():
+    # DefaultMatcher's spans come from snap_span and settle does not snap them again: what it
+    # relies on is that snap_span's output already meets DESIGN 9's boundary rule. Every span
+    # start..end over whole answers of both demo sets, on a stride.
+    root = Path(__file__).resolve().parents[1] / "datasets" / "demo" / "quotes"
+    checked = 0
+    for path in sorted(root.glob("*.jsonl")):
+        for answer in read_quotes(path):
+            text = answer.answer_text
+            for start in range(0, len(text), 7):
+                for end in range(start + 1, min(len(text), start + 160) + 1, 5):
+                    snapped = snap_span(text, (start, end))
+                    if snapped is None:
+                        continue
+                    s, e = snapped
+                    assert 0 <= s < e <= len(text)
+                    assert boundary_problem(text, e) is None, (answer.answer_id, start, end, snapped)
+                    assert s == 0 or not (text[s - 1].isalnum() and text[s].isalnum()), (answer.answer_id, snapped)
+                    checked += 1
+    assert checked > 10_000

@@ -143,7 +143,9 @@ def overlaps(a: Span, b: Span) -> bool:
 def settle(text: str, placements: Sequence[Placement], snapped_already: bool = False) -> list[Placement]:
     """Every offer snapped to a clause boundary (or refused); then, where two offers overlap,
     the lower-scoring one (the later one on a tie) refused. snapped_already: the matcher's
-    spans come from snap_span (the cascade's), so snapping them again would change nothing."""
+    spans come from snap_span (the cascade's), so they already end at a clause boundary and
+    only overlaps are settled (snap_span is not idempotent: a span widened to its boundary may
+    barely spill over a sentence, which a second snap would drop; both meet the rule)."""
     snapped: list[Placement] = []
     for placement in placements:
         if placement.span is None or snapped_already:
