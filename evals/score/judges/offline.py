@@ -51,6 +51,7 @@ from functools import lru_cache
 from evals.score.judges import calibration
 from evals.score.judges import lexicon as lx
 from evals.score.judges.base import JudgeInput, JudgeResult, SupportJudge
+from evals.score.judges.details import added_detail
 from evals.text.normalize import missing_numbers, split_sentences
 
 
@@ -114,6 +115,7 @@ class OfflineFeatures:
     negation_unheld: str | None = None
     delegated: str | None = None  # the fragment leaves the content to a regulator (ru)
     roles_swapped: str | None = None  # the fragment's object made the doer (ru)
+    detail_added: str | None = None  # a phrase no fragment states on an otherwise held claim (ru)
 
     @property
     def share(self) -> float:
@@ -180,7 +182,7 @@ def extract_features(item: JudgeInput) -> OfflineFeatures | None:
     if not texts:
         return None
     if lx.is_russian(claim):
-        return _russian_features(claim, texts)
+        return _russian_features(claim, texts, item.question)
     claim = lx.english_forms(claim)
     evidence = lx.english_forms(lx.prepare("\n".join(texts)))
     claim_tokens = lx.token_stream(claim)
@@ -239,7 +241,7 @@ def _context(sentences: list[str], shares: list[float], floor: float) -> list[st
     return picked
 
 
-def _russian_features(claim_raw: str, texts: list[str]) -> OfflineFeatures | None:
+def _russian_features(claim_raw: str, texts: list[str], question: str | None = None) -> OfflineFeatures | None:
     claim = lx.expand_abbreviations(lx.strip_answer_particle(claim_raw))
     claim_tokens = lx.token_stream(claim)
     if not claim_tokens:
@@ -295,6 +297,7 @@ def _russian_features(claim_raw: str, texts: list[str]) -> OfflineFeatures | Non
         negation_unheld=lx.negation_unheld(claim, context),
         delegated=lx.delegated(claim, context, len(missing_words)),
         roles_swapped=lx.roles_swapped(claim, context),
+        detail_added=added_detail(claim, sentences, missing_words, question),
     )
 
 
@@ -340,6 +343,8 @@ def decide_russian(features: OfflineFeatures, params: OfflineParams = RU_PARAMS)
         return JudgeResult("partial", round(min(score, 0.4), 4), partial)
     if features.coverage < params.min_coverage:
         return JudgeResult("partial", round(min(score, 0.4), 4), f"claim adds what the fragment does not hold: {shown}")
+    if features.detail_added is not None:
+        return JudgeResult("partial", round(min(score, 0.4), 4), features.detail_added)
     held = f"{features.coverage:.0%} of claim content words held"
     why = f"no number, bound, negation, modality, actor or cause disagrees; {held}"
     return JudgeResult("supported", score, why)
@@ -350,6 +355,7 @@ def is_supported_russian(features: OfflineFeatures, params: OfflineParams) -> bo
         _hard_reason(features) is None
         and _partial_reason(features) is None
         and features.coverage >= params.min_coverage
+        and features.detail_added is None
     )
 
 
