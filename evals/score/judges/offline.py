@@ -33,7 +33,8 @@ backed by two citations together is backed):
 - a cause ("потому что", "поскольку", "в связи с") the fragment does not state;
   all of these make the claim unsupported;
 - partial: an exception ("за исключением", "кроме"), restriction ("только") or condition
-  ("при наличии …") the claim drops, a quantifier ("любой", "всегда") it adds, or content
+  ("при наличии …") the claim drops, a quantifier ("любой", "всегда") or a detail phrase
+  (details.py: «в электронном виде», no fragment or the question holds it) it adds, or content
   words the fragment does not hold (Snowball stems; pymorphy3 lemmas measured no better,
   bench/judge_ru.py --lemmas).
 Content coverage below RU_PARAMS.partial_coverage is unsupported (on the topic, not stating
