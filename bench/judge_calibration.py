@@ -130,7 +130,8 @@ def load_sets(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
         corpus = args.ru.resolve().parent / ".." / ".." / "corpus" / "kz-laws" / "rus"
         sets["ru"] = {
             "path": str(args.ru), "labels": [r["label"] for r in rows],
-            "features": [extract_features(JudgeInput(r["claim"], tuple(r["evidence"]))) for r in rows],
+            "features": [extract_features(JudgeInput(r["claim"], tuple(r["evidence"]), r.get("question")))
+                         for r in rows],
             "groups": article_groups(rows, corpus if corpus.is_dir() else None),
             "fit_rules": fit_ru_params, "params": RU_PARAMS,
         }

@@ -339,7 +339,9 @@ def test_russian_params_fit_the_middle_of_the_plateau() -> None:
               "Медицинские сестры проходят обучение по охране здоровья.",
               "Медицинские сестры сдают экзамен пожарной безопасности.",
               "Главный инженер утверждает график отпусков."]
-    features = [extract_features(JudgeInput(c, evidence)) for c in claims]
+    measured = [extract_features(JudgeInput(c, evidence)) for c in claims]
+    # coverage alone: the added-detail rule (details.py) would make the third partial at any floor
+    features = [replace(f, detail_added=None) if f is not None else None for f in measured]
     assert [round(f.coverage, 2) for f in features if f is not None] == [1.0, 0.83, 0.33, 0.0]
     params = fit_ru_params(features, ["supported", "supported", "partial", "unsupported"])
     # binary and three-way F1 are perfect for min_coverage in (0.33, 0.83] and partial in (0, 0.33]:

@@ -33,7 +33,8 @@ backed by two citations together is backed):
 - a cause ("потому что", "поскольку", "в связи с") the fragment does not state;
   all of these make the claim unsupported;
 - partial: an exception ("за исключением", "кроме"), restriction ("только") or condition
-  ("при наличии …") the claim drops, a quantifier ("любой", "всегда") it adds, or content
+  ("при наличии …") the claim drops, a quantifier ("любой", "всегда") or a detail phrase
+  (details.py: «в электронном виде», no fragment or the question holds it) it adds, or content
   words the fragment does not hold (Snowball stems; pymorphy3 lemmas measured no better,
   bench/judge_ru.py --lemmas).
 Content coverage below RU_PARAMS.partial_coverage is unsupported (on the topic, not stating
@@ -51,6 +52,7 @@ from functools import lru_cache
 from evals.score.judges import calibration
 from evals.score.judges import lexicon as lx
 from evals.score.judges.base import JudgeInput, JudgeResult, SupportJudge
+from evals.score.judges.details import added_detail
 from evals.text.normalize import missing_numbers, split_sentences
 
 
@@ -114,6 +116,7 @@ class OfflineFeatures:
     negation_unheld: str | None = None
     delegated: str | None = None  # the fragment leaves the content to a regulator (ru)
     roles_swapped: str | None = None  # the fragment's object made the doer (ru)
+    detail_added: str | None = None  # a phrase no fragment states on an otherwise held claim (ru)
 
     @property
     def share(self) -> float:
@@ -178,7 +181,7 @@ def extract_features(item: JudgeInput) -> OfflineFeatures | None:
     if not texts:
         return None
     if lx.is_russian(claim):
-        return _russian_features(claim, texts)
+        return _russian_features(claim, texts, item.question)
     claim = lx.english_forms(claim)
     evidence = lx.english_forms(lx.prepare("\n".join(texts)))
     claim_tokens = lx.token_stream(claim)
@@ -237,7 +240,7 @@ def _context(sentences: list[str], shares: list[float], floor: float) -> list[st
     return picked
 
 
-def _russian_features(claim_raw: str, texts: list[str]) -> OfflineFeatures | None:
+def _russian_features(claim_raw: str, texts: list[str], question: str | None = None) -> OfflineFeatures | None:
     claim = lx.expand_abbreviations(lx.strip_answer_particle(claim_raw))
     claim_tokens = lx.token_stream(claim)
     if not claim_tokens:
@@ -293,6 +296,7 @@ def _russian_features(claim_raw: str, texts: list[str]) -> OfflineFeatures | Non
         negation_unheld=lx.negation_unheld(claim, context),
         delegated=lx.delegated(claim, context, len(missing_words)),
         roles_swapped=lx.roles_swapped(claim, context),
+        detail_added=added_detail(claim, sentences, missing_words, question),
     )
 
 
@@ -338,6 +342,8 @@ def decide_russian(features: OfflineFeatures, params: OfflineParams = RU_PARAMS)
         return JudgeResult("partial", round(min(score, 0.4), 4), partial)
     if features.coverage < params.min_coverage:
         return JudgeResult("partial", round(min(score, 0.4), 4), f"claim adds what the fragment does not hold: {shown}")
+    if features.detail_added is not None:
+        return JudgeResult("partial", round(min(score, 0.4), 4), features.detail_added)
     held = f"{features.coverage:.0%} of claim content words held"
     why = f"no number, bound, negation, modality, actor or cause disagrees; {held}"
     return JudgeResult("supported", score, why)
@@ -348,6 +354,7 @@ def is_supported_russian(features: OfflineFeatures, params: OfflineParams) -> bo
         _hard_reason(features) is None
         and _partial_reason(features) is None
         and features.coverage >= params.min_coverage
+        and features.detail_added is None
     )
 
 

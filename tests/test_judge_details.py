@@ -1,0 +1,43 @@
+"""Added details: a Russian claim that holds the fragment and adds a phrase of its own is partial
+(evals/score/judges/details.py). Sentences written here; labels fixed by construction."""
+
+from __future__ import annotations
+
+import pytest
+
+from evals.score.judges.base import JudgeInput
+from evals.score.judges.offline import OfflineJudge
+
+CERT = "Поликлиника выдаёт справку о прививках пациенту в течение пяти рабочих дней со дня обращения."
+PERMIT = "Разрешение на работу с источниками излучения выдаётся территориальным подразделением ведомства."
+DUTY = "Владелец бассейна обязан проводить лабораторный контроль качества воды."
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "question", "verdict"),
+    [
+        # a manner, a body, a place added to an otherwise held claim
+        (CERT, "Поликлиника выдаёт справку о прививках пациенту на бумажном бланке в течение пяти рабочих дней.",
+         None, "partial"),
+        (PERMIT, "Разрешение на работу с источниками излучения выдаётся территориальным подразделением ведомства "
+         "после санитарной экспертизы.", None, "partial"),
+        (DUTY, "Владелец бассейна обязан проводить лабораторный контроль качества воды и воздуха в душевых кабинах.",
+         None, "partial"),
+        # the same claims without the addition stay supported
+        (CERT, "Поликлиника выдаёт пациенту справку о прививках в течение пяти рабочих дней.", None, "supported"),
+        (DUTY, "Владелец бассейна обязан проводить лабораторный контроль качества воды.", None, "supported"),
+        # one unheld word is not a phrase
+        (DUTY, "Владелец бассейна обязан регулярно проводить лабораторный контроль качества воды.", None, "supported"),
+        # the subject restated in other words where the claim begins is paraphrase, not a detail
+        (DUTY, "Хозяин плавательного бассейна обязан проводить лабораторный контроль качества воды.", None,
+         "supported"),
+        # words the question asked about are not added by the claim
+        (PERMIT, "Разрешение на работу с источниками излучения выдаётся территориальным подразделением ведомства "
+         "после санитарной экспертизы.", "Нужна ли санитарная экспертиза для разрешения?", "supported"),
+    ],
+)
+def test_added_detail(evidence: str, claim: str, question: str | None, verdict: str) -> None:
+    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,), question))
+    assert result.value == verdict, result.reason
+    if verdict == "partial":
+        assert result.reason.startswith("claim adds a detail the fragment does not state:")
