@@ -129,3 +129,12 @@ def init_eval_run(root: Path, invoke: Any) -> Path:
                     "--out", str(root / "runs"), "--run-id", "main", "--report-out", str(root / "r.html"))
     assert result.exit_code == 0, result.output
     return root / "runs" / "main"
+
+
+def eval_replay(invoke: Any, dataset: Path, replay: Path | str, tmp: Path) -> Path:
+    """runs/r: `citeval eval DATASET --backend replay:REPLAY` through `invoke(*args)`; a gate may
+    fail (exit 1), the run must be made. Shared by the peer-file import tests."""
+    result = invoke("eval", str(dataset), "--backend", f"replay:{replay}", "--out", str(tmp / "runs"),
+                    "--run-id", "r", "--report-out", str(tmp / "r.html"))
+    assert result.exit_code in (0, 1), result.output
+    return tmp / "runs" / "r"

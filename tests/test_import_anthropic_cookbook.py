@@ -18,6 +18,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from factories import eval_replay
 from typer.testing import CliRunner
 
 from cli import app
@@ -51,11 +52,8 @@ def _import(dataset: Path, logs: Path, out: Path) -> dict:
     return json.loads(result.stdout)
 
 
-def _run(dataset: Path, replay: Path, tmp: Path) -> Path:
-    result = runner.invoke(app, ["eval", str(dataset), "--backend", f"replay:{replay}", "--out", str(tmp / "runs"),
-                                 "--run-id", "r", "--report-out", str(tmp / "r.html")])
-    assert result.exit_code in (0, 1), result.output
-    return tmp / "runs" / "r"
+def _run(dataset: Path, replay: Path | str, tmp: Path) -> Path:
+    return eval_replay(lambda *args: runner.invoke(app, list(args)), dataset, replay, tmp)
 
 
 def _chunk_holding(dataset: Path, document_id: str, sentence: str) -> str:

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 import pytest
+from factories import eval_replay
 from typer.testing import CliRunner
 
 from cli import app
@@ -32,11 +33,8 @@ def _import(kind: str, source: Path, out: Path) -> dict:
     return json.loads(result.stdout)
 
 
-def _eval(dataset: Path, replay: str, tmp_path: Path) -> Path:
-    result = runner.invoke(app, ["eval", str(dataset), "--backend", f"replay:{replay}", "--out", str(tmp_path / "runs"),
-                                 "--run-id", "r", "--report-out", str(tmp_path / "r.html")])
-    assert result.exit_code in (0, 1), result.output
-    return tmp_path / "runs" / "r"
+def _eval(dataset: Path, replay: Path | str, tmp: Path) -> Path:
+    return eval_replay(lambda *args: runner.invoke(app, list(args)), dataset, replay, tmp)
 
 
 @pytest.mark.parametrize("name", ["checking_inputs.json", "checking_outputs.json"])
