@@ -441,6 +441,9 @@ def missing_numbers(claim_text: str, evidence_texts: Sequence[str], strict_units
     evidence states a duration of the same kind (months, days, minutes)."""
     claim_norm = normalize(claim_text)
     claim = extract_numbers(claim_norm)
+    claim_bare = numerals.bare_durations(claim_norm)
+    if not claim and not claim_bare:  # nothing of the claim's to find: the evidence is not read
+        return []
     units_of: dict[str, set[str | None]] = {}
     evidence_durations: set[tuple[str, Fraction]] = set()
     for text in evidence_texts:
@@ -458,7 +461,7 @@ def missing_numbers(claim_text: str, evidence_texts: Sequence[str], strict_units
         if not (held_value or held_duration) and m.value not in missing:
             missing.append(m.value)
     dimensions = {base for base, _ in evidence_durations}
-    for start, end, unit in numerals.bare_durations(claim_norm):
+    for start, end, unit in claim_bare:
         d = numerals.duration("1", unit)
         if d is not None and d[0] in dimensions and d not in evidence_durations:
             missing.append(claim_norm[start:end])
