@@ -23,6 +23,15 @@ DUTY = "Владелец бассейна обязан проводить лаб
          "после санитарной экспертизы.", None, "partial"),
         (DUTY, "Владелец бассейна обязан проводить лабораторный контроль качества воды и воздуха в душевых кабинах.",
          None, "partial"),
+        # a phrase that ends the claim is a detail even beside another unheld word («регулярно»,
+        # which alone keeps the all-unheld-in-one-phrase reading from firing)
+        (DUTY, "Лабораторный контроль качества воды регулярно ведёт сам владелец бассейна, обычно "
+         "в форме ежемесячных проб.", None, "partial"),
+        # the same paraphrase without the appended phrase is not partial for a detail
+        (DUTY, "Лабораторный контроль качества воды регулярно ведёт сам владелец бассейна.", None, "supported"),
+        # mid-claim, an unheld phrase beside scattered unheld words is paraphrase
+        (DUTY, "Хозяин бассейна обязан регулярно проводить ежемесячными пробами лабораторный контроль качества воды.",
+         None, "supported"),
         # the same claims without the addition stay supported
         (CERT, "Поликлиника выдаёт пациенту справку о прививках в течение пяти рабочих дней.", None, "supported"),
         (DUTY, "Владелец бассейна обязан проводить лабораторный контроль качества воды.", None, "supported"),
