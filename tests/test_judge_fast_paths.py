@@ -5,9 +5,21 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from evals.score.judges import lexicon as lx
+from evals.score.judges.base import JudgeInput
+from evals.score.judges.offline import (
+    DEFAULT_PARAMS,
+    PARALLEL_MIN_ITEMS,
+    RU_PARAMS,
+    OfflineJudge,
+    decide,
+    extract_features,
+    hard_rule,
+    is_supported,
+)
 from evals.text import numerals
 from evals.text.normalize import extract_numbers, normalize
 
@@ -87,3 +99,38 @@ def test_unit_words_read_as_before() -> None:
     assert numerals.unit_at(" месяцев", 0)[0] == "month"
     assert numerals.unit_at(" документов", 0) == (None, 0)
     assert numerals.duration("1", "year") == numerals.duration("12", "month")
+
+
+def _ru_inputs() -> list[JudgeInput]:
+    from judge_speed import make_pairs
+
+    rows = [json.loads(line) for line in (ROOT / "bench" / "judge_ru_own.jsonl").read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+    return [JudgeInput(r["claim"], tuple(r["evidence"]), r.get("question")) for r in rows] + make_pairs(300, seed=2)
+
+
+def test_rules_read_until_one_fires_decide_as_reading_all() -> None:
+    """The rules stop at the first that fires; the verdict (under any coverage floors the fit may
+    try) is the one reading every rule gives, and some claim did skip rules."""
+    skipped = 0
+    for item in _ru_inputs():
+        lazy, full = extract_features(item), extract_features(item, every_rule=True)
+        if lazy is None or full is None:
+            assert lazy == full
+            continue
+        skipped += lazy != full
+        for floor, partial in ((0.25, 0.1), (0.5, 0.5), (0.0, 0.0), (0.9, 0.3)):
+            params = replace(RU_PARAMS, min_coverage=floor, partial_coverage=partial) if lazy.lang == "ru" else DEFAULT_PARAMS
+            assert decide(lazy, params) == decide(full, params), item.claim
+            assert is_supported(lazy, params) == is_supported(full, params)
+            assert hard_rule(lazy) == hard_rule(full)
+    assert skipped > 20
+
+
+def test_a_large_batch_in_worker_processes_gives_one_process_verdicts() -> None:
+    from judge_speed import make_pairs
+
+    items = make_pairs(PARALLEL_MIN_ITEMS, seed=5)
+    in_workers = OfflineJudge(workers=2).judge(items)
+    assert in_workers == OfflineJudge(workers=1).judge(items)
+    assert len(in_workers) == PARALLEL_MIN_ITEMS
