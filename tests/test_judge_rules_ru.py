@@ -80,6 +80,28 @@ def test_only_with_and_conditions(evidence: str, claim: str, supported: bool) ->
     assert (result.value == "supported") == supported, result.reason
 
 
+SICK = "Пособие сохраняется за работником на весь период болезни."
+SHARED_COST = "Расходы на обучение несёт работник либо работодатель по соглашению сторон."
+MINORS = "Согласие на вакцинацию несовершеннолетних дают их родители."
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # "весь период" quantifies one whole: it licenses "всегда", not "любой"
+        (SICK, "Пособие всегда сохраняется за работником на весь период болезни.", True),
+        (SICK, "За любым работником пособие сохраняется на весь период болезни.", False),
+        (SHARED_COST, "Расходы на обучение во всех случаях несёт работодатель.", False),
+        # the age of majority: "несовершеннолетних" states "младше 18 лет", not another age
+        (MINORS, "За детей младше 18 лет согласие на вакцинацию дают родители.", True),
+        (MINORS, "За детей младше 16 лет согласие на вакцинацию дают родители.", False),
+    ],
+)
+def test_quantifiers_and_the_age_of_majority(evidence: str, claim: str, supported: bool) -> None:
+    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
+    assert (result.value == "supported") == supported, result.reason
+
+
 def test_a_condition_naming_only_what_came_before_is_still_read_by_its_own_words() -> None:
     evidence = "Пациент получает выписку из карты, если пациент представил паспорт."
     assert lx.dropped_condition("пациент получает выписку из карты", lx.prepare(evidence)) is not None

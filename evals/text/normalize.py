@@ -423,13 +423,26 @@ def _durations(norm_text: str, mentions: list[NumberMention]) -> set[tuple[str, 
     return found
 
 
+# The age of majority is 18 (in Russia, Kazakhstan and the other states whose law is written in
+# Russian): "несовершеннолетним" states the age a claim's "младше 18 лет" names.
+_MAJORITY = re.compile(r"(?<!\w)(?:не)?совершеннолет")
+_MAJORITY_AGE = ("18", "year")
+_MAJORITY_DURATION = numerals.duration(*_MAJORITY_AGE)
+
+
 @lru_cache(maxsize=65536)
 def _held(text: str) -> tuple[tuple[tuple[str, str | None], ...], frozenset[tuple[str, Fraction]]]:
     """(value, unit) of every number of one evidence text, and its exact durations (cached:
     the same chunk backs many claims)."""
     norm = normalize(text)
     mentions = extract_numbers(norm)
-    return tuple((m.value, m.unit) for m in mentions), frozenset(_durations(norm, mentions))
+    values = tuple((m.value, m.unit) for m in mentions)
+    durations = _durations(norm, mentions)
+    if "совершеннолет" in norm and _MAJORITY.search(norm):
+        values += (_MAJORITY_AGE,)
+        if _MAJORITY_DURATION is not None:
+            durations.add(_MAJORITY_DURATION)
+    return values, frozenset(durations)
 
 
 def missing_numbers(claim_text: str, evidence_texts: Sequence[str], strict_units: bool = False) -> list[str]:
