@@ -139,3 +139,48 @@ def test_actor_roles_read_case() -> None:
     assert lx.actor_roles("осмотр пациента проводится медицинской сестрой") == (
         frozenset({"медицинская сестра"}), frozenset({"пациент"}))
     assert lx.actor_roles("пациент получает направление от врача") == (frozenset({"пациент"}), frozenset())
+
+
+PHARMACY = ("Аптека обязана хранить рецепты в течение трёх лет, за исключением рецептов на наркотические средства, "
+            "а также вести журнал учёта отпуска лекарств.")
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # the age of majority stands in only where the fragment states no age of its own
+        ("Согласие на вакцинацию несовершеннолетних, не достигших пятнадцати лет, дают их родители.",
+         "За детей младше 18 лет согласие на вакцинацию дают родители.", False),
+        # an exception negates what it names: "но не от X" keeps "за исключением X"
+        ("Граждане вправе отказаться от прививок, за исключением прививок против особо опасных инфекций.",
+         "Да, граждане вправе отказаться от прививок, но не от прививок против особо опасных инфекций.", True),
+        # an exception binds the part of the rule it stands in ("…, а также …" begins another)
+        (PHARMACY, "Аптека обязана вести журнал учёта отпуска лекарств.", True),
+        (PHARMACY, "Аптека обязана хранить рецепты в течение трёх лет.", False),
+        # "не может" inside an "если"-clause states the case, not a prohibition
+        ("Оказание медицинской помощи без согласия допускается в отношении лиц, находящихся в бессознательном "
+         "состоянии, не позволяющем выразить волю.",
+         "Если человек без сознания и выразить волю не может, медицинскую помощь ему оказывают без согласия.", True),
+        # barring who has not done X admits only who has
+        ("Водители, не прошедшие предрейсовый осмотр, к управлению транспортом не допускаются.",
+         "Водителя допускают к управлению транспортом только при условии, что он прошёл предрейсовый осмотр.", True),
+        # an actor named only as owned ("тайну пациента") beside the fragment's own actor is no other doer …
+        ("Медицинские и фармацевтические работники обязаны хранить врачебную тайну.",
+         "Хранить врачебную тайну пациента обязан медицинский работник.", True),
+        # … but one named in the fragment's actor's place still is
+        ("Вакцинация детей проводится с письменного согласия одного из родителей.",
+         "Вакцинация детей проводится с письменного согласия лечащего врача.", False),
+    ],
+)
+def test_scope_of_exceptions_conditions_and_actors(evidence: str, claim: str, supported: bool) -> None:
+    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
+    assert (result.value == "supported") == supported, result.reason
+
+
+def test_a_claim_about_another_part_of_the_rule() -> None:
+    evidence = lx.prepare(PHARMACY)
+    at = evidence.index("за исключением")
+    assert lx.about_another_part(lx.prepare("аптека ведёт журнал учёта отпуска лекарств"), evidence, at)
+    assert not lx.about_another_part(lx.prepare("аптека хранит рецепты три года"), evidence, at)
+    # a claim over both parts is about each that holds half of it
+    assert not lx.about_another_part(lx.prepare("аптека хранит рецепты и ведёт журнал учёта"), evidence, at)

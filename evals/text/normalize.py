@@ -438,7 +438,8 @@ def _held(text: str) -> tuple[tuple[tuple[str, str | None], ...], frozenset[tupl
     mentions = extract_numbers(norm)
     values = tuple((m.value, m.unit) for m in mentions)
     durations = _durations(norm, mentions)
-    if "совершеннолет" in norm and _MAJORITY.search(norm):
+    # only where the fragment states no age of its own ("несовершеннолетних, не достигших шестнадцати лет")
+    if "совершеннолет" in norm and _MAJORITY.search(norm) and not any(unit == "year" for _, unit in values):
         values += (_MAJORITY_AGE,)
         if _MAJORITY_DURATION is not None:
             durations.add(_MAJORITY_DURATION)

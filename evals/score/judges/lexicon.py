@@ -418,10 +418,15 @@ def modalities(norm_text: str) -> frozenset[str]:
 _MODAL_NAMES = {"oblige": "an obligation", "permit": "a permission", "prohibit": "a prohibition"}
 
 
+# An "если"-clause states the case, not the rule: "если человек не может выразить волю, помощь
+# окажут" permits, whatever "не может" says about the person.
+_IF_CLAUSE_RE = re.compile(r"(?<!\w)(?:если|когда)(?!\w)[^,.;:]*,")
+
+
 def modality_conflict(claim: str, evidence: str) -> str | None:
     """The claim states a modality the evidence does not, while the evidence states another
-    ("может" against "обязаны", "обязательно должны" against "могут")."""
-    said, held = modalities(claim), modalities(evidence)
+    ("может" against "обязаны", "обязательно должны" against "могут"); read outside "если"-clauses."""
+    said, held = modalities(_IF_CLAUSE_RE.sub(" ", claim)), modalities(_IF_CLAUSE_RE.sub(" ", evidence))
     for mode in ("oblige", "permit", "prohibit"):
         if mode in said and mode not in held and held - said:
             other = sorted(held - said)[0]
@@ -532,6 +537,11 @@ def actor_conflict(claim: str, evidence: str) -> str | None:
     """The claim names an actor the evidence does not, and the evidence names someone else."""
     said, held = actors(claim), actors(evidence)
     new = sorted(a for a in said if not any(_covers(h, a) for h in held))
+    if new and len(new) < len(said):
+        # the claim names the fragment's actor too: one it names only as acted on or owned
+        # ("тайну пациента — обязанность медицинского работника") is no other doer
+        acted_on = actor_roles(claim)[1]
+        new = [a for a in new if a not in acted_on]
     other = sorted(h for h in held if not any(_covers(h, a) or _covers(a, h) for a in said))
     if new and other:
         return f"claim names {new[0]}, the fragment {', '.join(other)}"
@@ -614,6 +624,8 @@ def delegated(claim: str, evidence: str, missing: int) -> str | None:
     if missing < 2 or _CLAIM_DELEGATES_RE.search(claim):
         return None
     for found in _DELEGATE_RE.finditer(evidence):
+        if about_another_part(claim, evidence, found.start()):
+            continue
         after = " ".join(evidence[found.end() : found.end() + 80].split()[:4])
         bodies = {a.split(" в сфере")[0] for a in actors(after)} & _REGULATORS
         if bodies:
@@ -651,19 +663,46 @@ _EXCEPTION_KEPT_RE = re.compile(
 )
 
 
+# Where one rule of a fragment ends and the next begins: "; ", ". ", ", а также ", ", а ".
+PART_SHARE = 0.5
+_SEGMENT_END_RE = re.compile(r";\s*|\.\s+|,?\s+а также\s+|,\s+а\s+")
+
+
+def about_another_part(claim: str, evidence: str, position: int) -> bool:
+    """The claim is about another part of the fragment than the one at position: some other
+    part (split at "; ", ". ", ", а также ", ", а ") holds more of the claim's content stems, and
+    the part at position less than PART_SHARE of them.
+    An exception, condition or delegation binds only the part it stands in ("обязана обеспечить
+    совместное пребывание, за исключением …, а также предоставить информацию": a claim about the
+    information drops no exception)."""
+    bounds = [0, *(m.end() for m in _SEGMENT_END_RE.finditer(evidence)), len(evidence)]
+    if len(bounds) < 3:
+        return False
+    claim_stems = set(content_stems(claim))
+    held = [len(claim_stems & set(content_stems(evidence[a:b]))) for a, b in zip(bounds, bounds[1:], strict=False)]
+    here = next(i for i in range(len(held)) if position < bounds[i + 1] or i == len(held) - 1)
+    # a claim over several parts ("обладают всеми правами …, и ограничивать их нельзя") is about
+    # each part that holds half its content
+    return max(held) > held[here] and held[here] < PART_SHARE * len(claim_stems)
+
+
 def dropped_exception(claim: str, evidence: str) -> str | None:
     """The evidence states an exception ("за исключением …", "кроме …") the claim does not keep."""
-    found = _EXCEPTION_RE.search(evidence)
-    if found and not _EXCEPTION_RE.search(claim) and not _EXCEPTION_KEPT_RE.search(claim):
-        return f"claim drops the exception '{evidence[found.start() : found.start() + 40].strip()}'"
+    if _EXCEPTION_RE.search(claim) or _EXCEPTION_KEPT_RE.search(claim):
+        return None
+    for found in _EXCEPTION_RE.finditer(evidence):
+        if not about_another_part(claim, evidence, found.start()):
+            return f"claim drops the exception '{evidence[found.start() : found.start() + 40].strip()}'"
     return None
 
 
 def dropped_restriction(claim: str, evidence: str) -> str | None:
     """The evidence restricts ("только при …") and the claim states no restriction or condition."""
-    found = _RESTRICTION_RE.search(evidence)
-    if found and not _CONDITION_KEPT_RE.search(claim):
-        return f"claim drops the restriction '{evidence[found.start() : found.start() + 30].strip()}'"
+    if _CONDITION_KEPT_RE.search(claim):
+        return None
+    for found in _RESTRICTION_RE.finditer(evidence):
+        if not about_another_part(claim, evidence, found.start()):
+            return f"claim drops the restriction '{evidence[found.start() : found.start() + 30].strip()}'"
     return None
 
 
@@ -749,6 +788,19 @@ def negated_words_ru(norm_text: str) -> list[str]:
     return [w for w, (_, negated, _) in zip(content, seq, strict=False) if negated]
 
 
+# An exception negates what it names: "за исключением случаев смены места жительства" is "если он
+# не сменил место жительства", so a claim that negates a word the fragment excepts has not flipped it.
+_EXCEPTION_SPAN_RE = re.compile(r"(?<!\w)(?:за исключением|кроме(?! того)|исключая)(?!\w)([^.;:]{0,100})")
+
+
+@lru_cache(maxsize=65536)
+def excepted_stems(norm_text: str) -> frozenset[str]:
+    """The stems of the content words an exception of the text names (up to the clause's end)."""
+    if "исключ" not in norm_text and "кроме" not in norm_text:
+        return frozenset()
+    return frozenset(stem(w) for m in _EXCEPTION_SPAN_RE.finditer(norm_text) for w in content_words(m.group(1)))
+
+
 def polarity_flips_ru(claim: str, evidence: str) -> list[str]:
     """Stems negated on one side and affirmed, with no negation near, on the other, in the
     same context (the same neighbouring content word)."""
@@ -768,11 +820,14 @@ def polarity_flips_ru(claim: str, evidence: str) -> list[str]:
         return found
 
     flips = []
+    excepted = excepted_stems(evidence)
     for name, (this, other) in (("claim", sides), ("evidence", sides[::-1])):
         # a context the other side also negates is no flip ("с предварительным …, без предварительного …")
         clash = contexts(this, "negated") & contexts(other, "clear") - contexts(other, "negated")
         for where, a, b in sorted(clash):
             word = b if where == "prev" else a
+            if name == "claim" and word in excepted:
+                continue  # "но не на хирургическое вмешательство" says "за исключением хирургических вмешательств"
             flip = f"{name} negates '{word}', the other does not"
             if flip not in flips:
                 flips.append(flip)
@@ -804,6 +859,8 @@ def dropped_condition(claim: str, evidence: str) -> str | None:
     claim_keys = key_set(claim)
     claim_numbers = {m.value for m in extract_numbers(claim)}
     for found in _CONDITION_RE.finditer(evidence):
+        if about_another_part(claim, evidence, found.start()):
+            continue
         span = evidence[found.end() : found.end() + 80]
         # the condition's own words: its next content words that the rest of the evidence does
         # not name ("если пациент представил документ": "пациент" is named before, "представил" is not)
@@ -823,9 +880,21 @@ _NOT_WITHOUT_RE = re.compile(r"(?<!\w)(?:не|нельзя|запрещ\w*|не 
 _ONLY_RE = re.compile(r"(?<!\w)(?:только|лишь|исключительно)(?!\w)")
 
 
+# "не прошедшие осмотр к работе не допускаются" says "допускаются только прошедшие осмотр": a
+# negated participle (who has not done X) under a prohibition, against a restriction or a condition.
+_NOT_DONE_BARRED_RE = re.compile(
+    r"(?<!\w)не [^\W\d_]+(?:шие|ший|ших|шим|шими|ющие|ющих|ющим|ящие|ящих|ящим|нные|нных|нным)(?!\w)"
+    r"(?:\W+\w+){0,12}?\W+(?:не допуска\w*|не могут|не может|не вправе|запрещ\w*)(?!\w)"
+)
+_ONLY_IF_RE = re.compile(r"(?<!\w)(?:только|лишь|исключительно|при условии)(?!\w)")
+
+
 def only_with(claim: str, evidence: str) -> bool:
-    """One side says "не … без X", the other "только … X" (and states no "без" of its own)."""
-    return any(_NOT_WITHOUT_RE.search(a) is not None and _ONLY_RE.search(b) is not None and " без " not in f" {b} "
+    """One side says "не … без X", the other "только … X" (and states no "без" of its own); or
+    one side bars who has not done X ("не прошедшие … не допускаются"), the other admits only
+    with X ("допускают только при условии, что прошёл")."""
+    return any((_NOT_WITHOUT_RE.search(a) is not None and _ONLY_RE.search(b) is not None and " без " not in f" {b} ")
+               or (_NOT_DONE_BARRED_RE.search(a) is not None and _ONLY_IF_RE.search(b) is not None)
                for a, b in ((evidence, claim), (claim, evidence)))
 
 
@@ -840,7 +909,8 @@ def negation_unheld(claim: str, evidence: str) -> str | None:
     if _RU_NEGATION_ANYWHERE.search(evidence):
         return None
     held = key_set(evidence)
-    affirmed = [w for w in negated if any(k in held for k in match_keys(w))]
+    excepted = excepted_stems(evidence)  # an exception negates what it names
+    affirmed = [w for w in negated if any(k in held for k in match_keys(w)) and stem(w) not in excepted]
     if affirmed:
         return f"claim negates '{affirmed[0]}', the fragment affirms it and negates nothing"
     if negated and "permit" in modalities(evidence) and not modalities(claim):
