@@ -184,3 +184,37 @@ def test_a_claim_about_another_part_of_the_rule() -> None:
     assert not lx.about_another_part(lx.prepare("аптека хранит рецепты три года"), evidence, at)
     # a claim over both parts is about each that holds half of it
     assert not lx.about_another_part(lx.prepare("аптека хранит рецепты и ведёт журнал учёта"), evidence, at)
+
+
+CONSENT_TOLD = "Врач вправе сообщить супругу пациента сведения о диагнозе с согласия пациента."
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # an inclusion marker adds an instance the fragment does not name …
+        ("Работники общепита проходят предварительный медицинский осмотр при поступлении на работу.",
+         "Работники общепита при поступлении на работу проходят предварительный медосмотр, включая флюорографию.",
+         False),
+        # … unless the fragment lists its own instances, which the claim may reword
+        ("Пациент получает лечение, в том числе медикаментозное, за счёт бюджетных средств.",
+         "Пациент получает лечение, в том числе лекарственное, за счёт бюджетных средств.", True),
+        # a manner phrase (a gerund and its nouns, a pointer «своём» inside) is an added detail
+        ("Аптека обязана обеспечить покупателю доступ к информации о ценах на лекарственные средства.",
+         "Аптека должна, размещая сведения на своём сайте, обеспечить покупателю доступ к информации о ценах на "
+         "лекарственные средства.", False),
+        # the consent is the condition even where whose consent was named before
+        (CONSENT_TOLD, "Врач вправе сообщить супругу пациента сведения о диагнозе.", False),
+        (CONSENT_TOLD, "С согласия пациента врач может сообщить его супругу сведения о диагнозе.", True),
+    ],
+)
+def test_added_instances_manner_phrases_and_consent(evidence: str, claim: str, supported: bool) -> None:
+    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
+    assert (result.value == "supported") == supported, result.reason
+
+
+def test_healthcare_abbreviations_are_read_in_full() -> None:
+    text = lx.prepare("ВКК, медкарту, профзаболевания, санэпидслужба, зарплату, медзаключение")
+    assert lx.expand_abbreviations(text) == ("врачебно-консультационная комиссия, медицинская карту, профессиональное "
+                                            "заболевания, санитарно-эпидемиологическ служба, заработная плату, "
+                                            "медицинское заключение")

@@ -23,6 +23,7 @@ Measured on the Russian dev pairs per kind (bench/judge_ru.py, 5-fold CV by arti
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -30,7 +31,7 @@ from evals.score.judges import lexicon as lx
 from evals.text.lemmas import lemma, part_of_speech
 
 # OpenCorpora tags of the words a detail is made of (nouns, adjectives, participles, adverbs).
-_DETAIL_POS = frozenset({"NOUN", "ADJF", "ADJS", "PRTF", "PRTS", "ADVB", "COMP"})
+_DETAIL_POS = frozenset({"NOUN", "ADJF", "ADJS", "PRTF", "PRTS", "ADVB", "COMP", "GRND"})
 # Adjectives that point rather than describe: never a detail of their own.
 _POINTING = frozenset({"тот", "иной", "другой", "который", "этот", "такой", "весь", "свой", "каждый", "сам",
                        "самый", "один", "данный", "настоящий"})
@@ -72,6 +73,8 @@ def _phrases(claim: str, unheld: set[str]) -> tuple[list[list[str]], list[list[s
         elif word in _GLUE and current and not glued:
             said.append(word)
             glued = True
+        elif current and lemma(word) in _POINTING:  # "на своём интернет-ресурсе": a pointer joins, as glue does
+            said.append(word)
         else:
             if current and not started_first:
                 phrases.append(current)
@@ -82,6 +85,23 @@ def _phrases(claim: str, unheld: set[str]) -> tuple[list[list[str]], list[list[s
     return phrases, shown
 
 
+# Words by which a claim itself adds an instance: "включая флюорографию", "в том числе ночью".
+_INCLUSION_RE = re.compile(r"(?<!\w)(включая|в том числе|например|в частности)\s+(?:[^\W\d_]+\s+)?([^\W\d_]+)")
+
+
+def _included(claim: str, candidates: set[str]) -> list[tuple[str, str]]:
+    """(marker, word) for each inclusion marker whose first or second next word is a candidate."""
+    if not any(m in claim for m in ("включая", "в том числе", "например", "в частности")):
+        return []
+    found = []
+    for match in _INCLUSION_RE.finditer(claim):
+        following = claim[match.end(1):match.end(1) + 60].split()[:2]
+        word = next((lx.words(w)[0] for w in following if lx.words(w) and lx.words(w)[0] in candidates), None)
+        if word is not None:
+            found.append((match.group(1), word))
+    return found
+
+
 def added_detail(claim: str, evidence: Sequence[str], missing_words: Sequence[str],
                  question: str | None = None) -> str | None:
     """The reason when the claim adds a detail phrase the fragments (prepared sentences) do
@@ -89,15 +109,21 @@ def added_detail(claim: str, evidence: Sequence[str], missing_words: Sequence[st
     holds (the cheap pre-check: most claims have fewer than two, and the fragments are
     lemmatised only when a phrase of them is there)."""
     candidates = {w for w in missing_words if _detail_word(w)}
-    if len(candidates) < MIN_PHRASE:
+    included = _included(claim, candidates)
+    if len(candidates) < MIN_PHRASE and not included:
         return None
     phrases, _ = _phrases(claim, candidates)
-    if not any(len(p) >= MIN_PHRASE for p in phrases):
+    if not any(len(p) >= MIN_PHRASE for p in phrases) and not included:
         return None
     texts = [*evidence, lx.prepare(question)] if question else list(evidence)
     stems = frozenset(k for text in texts for k in lx.key_set(text))
     lemmas = frozenset(k for text in texts for k in _lemma_set(text))
     unheld = {w for w in candidates if lx.stem(w) not in stems and lemma(w) not in lemmas}
+    # the fragment lists its own instances ("в том числе медикаментозное"): the claim may reword them
+    mirrored = any(_INCLUSION_RE.search(text) for text in evidence) if included else False
+    for marker, word in included:
+        if word in unheld and not mirrored:  # "включая флюорографию": the claim says itself that it adds
+            return f"claim adds a detail the fragment does not state: {marker} {word}"
     if len(unheld) < MIN_PHRASE:
         return None
     phrases, shown = _phrases(claim, unheld)

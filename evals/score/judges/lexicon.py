@@ -318,6 +318,19 @@ _ABBREVIATIONS = (
     (re.compile(r"(?<!\w)медучреждени"), "медицинское учреждени"),
     (re.compile(r"(?<!\w)медосмотр"), "медицинский осмотр"),
     (re.compile(r"(?<!\w)медучет"), "медицинский учет"),
+    (re.compile(r"(?<!\w)медкарт"), "медицинская карт"),
+    (re.compile(r"(?<!\w)медвмешательств"), "медицинское вмешательств"),
+    (re.compile(r"(?<!\w)медзаключени"), "медицинское заключени"),
+    (re.compile(r"(?<!\w)медосвидетельствовани"), "медицинское освидетельствовани"),
+    (re.compile(r"(?<!\w)медобследовани"), "медицинское обследовани"),
+    (re.compile(r"(?<!\w)медкомисси"), "медицинская комисси"),
+    (re.compile(r"(?<!\w)профзаболевани"), "профессиональное заболевани"),
+    (re.compile(r"(?<!\w)зарплат"), "заработная плат"),
+    (re.compile(r"(?<!\w)госорган"), "государственный орган"),
+    (re.compile(r"(?<!\w)минздрав"), "министерство здравоохранения"),
+    (re.compile(r"(?<!\w)санэпид"), "санитарно-эпидемиологическ "),  # "санэпидслужба"
+    (re.compile(r"(?<!\w)вкк(?!\w)"), "врачебно-консультационная комиссия"),
+    (re.compile(r"(?<!\w)пмсп(?!\w)"), "первичной медико-санитарной помощи"),
     (re.compile(r"(?<!\w)рк(?!\w)"), "республики казахстан"),
     (re.compile(r"(?<!\w)рф(?!\w)"), "российской федерации"),
     (re.compile(r"(?<!\w)гобмп(?!\w)"), "гарантированного объема бесплатной медицинской помощи"),
@@ -866,11 +879,17 @@ def dropped_condition(claim: str, evidence: str) -> str | None:
         # not name ("если пациент представил документ": "пациент" is named before, "представил" is not)
         before = key_set(evidence[: found.start()])
         following = [w for w in content_words(span)[:3] if not any(k in before for k in match_keys(w))][:2]
+        shown = following
+        if not following:
+            # "… родственникам пациента … с согласия пациента": whose consent is named before, the
+            # consent itself is the condition ("согласия", "решению", "согласованию")
+            following = [w for w in content_words(found.group(0)) if w.startswith(("соглас", "решени"))]
+            shown = content_words(span)[:1]
         if not following or any(k in claim_keys for w in following for k in match_keys(w)):
             continue
         if claim_numbers & {m.value for m in extract_numbers(span)}:
             continue  # "при не менее 80 %" keeps "если работник дал не менее 80 %"
-        return f"claim drops the condition '{found.group(0)} {' '.join(following)}'"
+        return f"claim drops the condition '{found.group(0)} {' '.join(shown)}'"
     return None
 
 
