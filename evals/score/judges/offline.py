@@ -60,6 +60,7 @@ from evals.score.judges import calibration
 from evals.score.judges import lexicon as lx
 from evals.score.judges.base import JudgeInput, JudgeResult, SupportJudge
 from evals.score.judges.details import added_detail
+from evals.score.judges.modifiers import modifier_conflict
 from evals.text.normalize import missing_numbers, split_sentences
 
 
@@ -123,6 +124,7 @@ class OfflineFeatures:
     negation_unheld: str | None = None
     delegated: str | None = None  # the fragment leaves the content to a regulator (ru)
     roles_swapped: str | None = None  # the fragment's object made the doer (ru)
+    modifier_conflict: str | None = None  # another kind of the thing the fragment qualifies (ru)
     detail_added: str | None = None  # a phrase no fragment states on an otherwise held claim (ru)
 
     @property
@@ -291,6 +293,7 @@ def _russian_features(
         "cause_added": lambda: _cause_added(claim, evidence),
         "delegated": lambda: lx.delegated(claim, context, len(missing_words)),
         "roles_swapped": lambda: lx.roles_swapped(claim, context),
+        "modifier_conflict": lambda: modifier_conflict(claim, evidence, missing_words),
     }
     partial_checks: dict[str, Callable[[], object]] = {
         "exception_dropped": lambda: lx.dropped_exception(claim, context),
@@ -341,7 +344,7 @@ def _cause_added(claim: str, evidence: str) -> str | None:
 # The Russian rules in the order the verdict reads them: a hard rule makes the claim unsupported,
 # a partial rule partial (then the detail check, details.py).
 RU_HARD_RULES = ("missing_numbers", "bound_conflicts", "negation_flips", "negation_unheld", "modality_conflict",
-                 "actor_conflict", "cause_added", "delegated", "roles_swapped")
+                 "actor_conflict", "cause_added", "delegated", "roles_swapped", "modifier_conflict")
 RU_PARTIAL_RULES = ("exception_dropped", "restriction_dropped", "condition_dropped", "universal_added")
 
 

@@ -1,0 +1,82 @@
+"""Another kind of the same thing: "предварительный медосмотр" against a fragment about
+"периодические медицинские осмотры".
+
+Word coverage stays high (the head noun and its context are held), so the coverage floors call
+such a claim supported; the fragment is on the topic but states the rule for another kind. The
+rule (modifier_conflict) fires when a claim adjective the fragments do not hold qualifies a head
+noun they do hold, and there the fragment qualifies that head with an adjective of its own
+that the claim does not hold. Adjectives only (pymorphy3's ADJF), not participles: a paraphrase
+swaps participles freely («утверждённому» for «определённому»), kinds are named by adjectives.
+Measured on the Russian dev, own and blind pairs (bench/judge_ru.py): it fired on six pairs,
+none of them supported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from evals.score.judges import lexicon as lx
+from evals.text.lemmas import lemma, part_of_speech
+
+# Adjectives that point or quantify rather than name a kind.
+_POINTING = frozenset({"тот", "иной", "другой", "который", "этот", "такой", "весь", "свой", "каждый", "сам",
+                       "самый", "один", "данный", "настоящий", "соответствующий", "указанный", "следующий",
+                       "любой", "какой", "всякий", "никакой", "определённый", "определенный"})
+# What may stand between two adjectives of one head ("предсменных (предрейсовых), послесменных …").
+_BETWEEN = frozenset({"и", "или", "либо"})
+HEAD_REACH = 3  # words from a claim adjective to its head noun
+MODIFIER_REACH = 6  # words before a fragment's head that may still qualify it
+
+
+def _kind_adjective(word: str) -> bool:
+    return part_of_speech(word) == "ADJF" and lemma(word) not in _POINTING
+
+
+def _head(words: Sequence[str], at: int) -> str | None:
+    """The noun the adjective at `at` qualifies: the first noun after it, past other adjectives."""
+    for word in words[at + 1 : at + 1 + HEAD_REACH]:
+        pos = part_of_speech(word)
+        if pos == "NOUN":
+            return word
+        if pos not in ("ADJF", "PRTF"):
+            return None
+    return None
+
+
+def _modifiers(words: Sequence[str], at: int) -> list[str]:
+    """The kind adjectives right before the noun at `at` (joined by "и", "или", "либо")."""
+    found: list[str] = []
+    for word in reversed(words[max(0, at - MODIFIER_REACH) : at]):
+        if word in _BETWEEN:
+            continue
+        if part_of_speech(word) not in ("ADJF", "PRTF"):
+            break
+        if _kind_adjective(word):
+            found.append(word)
+    return found
+
+
+def modifier_conflict(claim: str, evidence: str, missing_words: Sequence[str]) -> str | None:
+    """The reason when the claim names another kind of a thing the fragment qualifies, else None.
+    missing_words: the claim's content words no fragment holds by stem (the cheap pre-check)."""
+    candidates = {w for w in missing_words if _kind_adjective(w)}
+    if not candidates:
+        return None
+    claim_words = lx.words(claim)
+    claim_keys = {k for w in claim_words for k in (lx.stem(w), lemma(w))}
+    evidence_words = lx.words(evidence)
+    for i, word in enumerate(claim_words):
+        if word not in candidates:
+            continue
+        head = _head(claim_words, i)
+        if head is None:
+            continue
+        head_stem, head_lemma = lx.stem(head), lemma(head)
+        for j, other in enumerate(evidence_words):
+            if lx.stem(other) != head_stem and lemma(other) != head_lemma:
+                continue
+            theirs = [m for m in _modifiers(evidence_words, j) if lx.stem(m) not in claim_keys
+                      and lemma(m) not in claim_keys]
+            if theirs:
+                return f"claim speaks of {word} {head}, the fragment of {theirs[-1]} {other}"
+    return None
