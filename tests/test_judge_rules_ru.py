@@ -218,3 +218,36 @@ def test_healthcare_abbreviations_are_read_in_full() -> None:
     assert lx.expand_abbreviations(text) == ("врачебно-консультационная комиссия, медицинская карту, профессиональное "
                                             "заболевания, санитарно-эпидемиологическ служба, заработная плату, "
                                             "медицинское заключение")
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # "если … не установил иной срок" keeps "если иное не установлено"
+        ("Справка действительна в течение десяти дней, если иное не установлено уполномоченным органом.",
+         "Справка действует десять дней, если уполномоченный орган не установил другой срок.", True),
+        # "не должно превышать N" bounds a number, it prohibits nothing
+        ("Время ожидания консультации специалиста не должно превышать пяти рабочих дней.",
+         "Консультацию специалиста пациент должен получить не позднее чем через пять рабочих дней.", True),
+        # "нельзя …, пока не X" says "после X"
+        ("Работники детских лагерей допускаются к работе после прохождения медицинского осмотра.",
+         "Нет, работника детского лагеря нельзя допускать к работе, пока он не прошёл медосмотр.", True),
+        # "независимо от формы собственности" licenses "любой формы собственности"
+        ("Медицинские организации независимо от формы собственности обязаны вести учёт прививок.",
+         "Медорганизация любой формы собственности обязана вести учёт прививок.", True),
+        # a claim with a condition of its own still drops one none of whose words it holds
+        ("Лечебное питание предоставляется пациенту стационара по решению лечащего врача.",
+         "Если пациент лежит в стационаре, ему предоставляется лечебное питание.", False),
+    ],
+)
+def test_bounds_restatements_and_conditions_beside_the_claims_own(evidence: str, claim: str, supported: bool) -> None:
+    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
+    assert (result.value == "supported") == supported, result.reason
+
+
+def test_a_modality_the_fragments_state_elsewhere_is_held() -> None:
+    claim = lx.prepare("отказать в прививке нельзя")
+    part = lx.prepare("поликлиника обязана проводить прививки")
+    whole = part + " " + lx.prepare("отказ в проведении прививок не допускается")
+    assert lx.modality_conflict(claim, part) is not None
+    assert lx.modality_conflict(claim, part, whole) is None

@@ -406,11 +406,16 @@ _DOUBLE_OBLIGE_RU = re.compile(
 )
 
 
+_BOUND_MODAL_RU = re.compile(r"(?<!\w)не (?:должн\w*|может|могут) превыша\w*")
+
+
 @lru_cache(maxsize=65536)
 def modalities(norm_text: str) -> frozenset[str]:
     """"oblige" (обязан, должен, подлежит), "permit" (вправе, может, допускается, по своему
     усмотрению, не обязан) and "prohibit" (запрещается, не допускается, нельзя, не вправе) in text."""
     found = set()
+    if "превыша" in norm_text:  # "не должно превышать десяти минут" bounds a number, it forbids nothing
+        norm_text = _BOUND_MODAL_RU.sub(" ", norm_text)
     if _DOUBLE_OBLIGE_RU.search(norm_text):  # "не может не", "не вправе отказать": an obligation
         found.add("oblige")
         norm_text = _DOUBLE_OBLIGE_RU.sub(" ", norm_text)
@@ -436,12 +441,15 @@ _MODAL_NAMES = {"oblige": "an obligation", "permit": "a permission", "prohibit":
 _IF_CLAUSE_RE = re.compile(r"(?<!\w)(?:если|когда)(?!\w)[^,.;:]*,")
 
 
-def modality_conflict(claim: str, evidence: str) -> str | None:
+def modality_conflict(claim: str, evidence: str, whole: str | None = None) -> str | None:
     """The claim states a modality the evidence does not, while the evidence states another
-    ("может" against "обязаны", "обязательно должны" against "могут"); read outside "если"-clauses."""
+    ("может" against "обязаны", "обязательно должны" against "могут"); read outside "если"-clauses.
+    whole: all of the fragments, when evidence is the part the claim is about: a modality the
+    fragments state elsewhere ("2. Отказ … не допускается") is held too."""
     said, held = modalities(_IF_CLAUSE_RE.sub(" ", claim)), modalities(_IF_CLAUSE_RE.sub(" ", evidence))
+    anywhere = modalities(_IF_CLAUSE_RE.sub(" ", whole)) if whole is not None and said - held else held
     for mode in ("oblige", "permit", "prohibit"):
-        if mode in said and mode not in held and held - said:
+        if mode in said and mode not in held and mode not in anywhere and held - said:
             other = sorted(held - said)[0]
             return f"claim states {_MODAL_NAMES[mode]}, the fragment {_MODAL_NAMES[other]}"
     return None
@@ -672,7 +680,8 @@ _CONDITION_KEPT_RE = re.compile(
 
 # A claim keeps an exception in its own words: "кроме", "но не", "а вот", "однако", "только".
 _EXCEPTION_KEPT_RE = re.compile(
-    r"(?<!\w)(?:исключ\w*|кроме|но|однако|а вот|только|лишь|если не|не считая|остальн\w*|прочи[хм]|иных случаях)(?!\w)"
+    r"(?<!\w)(?:исключ\w*|кроме|но|однако|а вот|только|лишь|если не|не считая|остальн\w*|прочи[хм]|иных случаях|"
+    r"если(?:\W+[^\W\d_]+){1,4}?\W+не)(?!\w)"  # "если уполномоченный орган не установил иной срок"
 )
 
 
@@ -724,12 +733,13 @@ _UNIVERSAL_RE = re.compile(
     r"(?<!\w)(?:люб(?:ой|ого|ому|ым|ом|ая|ую|ые|ых|ыми)|всегда|никаких|никакие|никакого|никакой|ни в каких|"
     r"ни при каких|без исключения|в любом случае|во всех случаях|всяк\w*)(?!\w)"
 )
-# What licenses a quantifier over a class ("любой больной"): one over a class in the fragment.
+# What licenses a quantifier over a class ("любой больной"): one over a class in the fragment
+# ("независимо от формы собственности" is "любой формы собственности").
 # "весь"/"всего" quantify one whole ("в течение всего времени", "на весь период"), which licenses
 # "всегда" but not "любой" (measured on the dev pairs: two generalisations it let through).
 _EVIDENCE_CLASS_UNIVERSAL_RE = re.compile(
     r"(?<!\w)(?:люб\w*|всегда|никак\w*|ни в каких|ни при каких|без исключения|всяк\w*|каких-либо|какой-либо|"
-    r"какого-либо|каким-либо|все|всех|всем|всеми|каждый|каждого|каждому|каждая|каждую)(?!\w)"
+    r"какого-либо|каким-либо|все|всех|всем|всеми|каждый|каждого|каждому|каждая|каждую|независимо от)(?!\w)"
 )
 _EVIDENCE_WHOLE_RE = re.compile(r"(?<!\w)(?:весь|всего|всей|всё время|все время)(?!\w)")
 
@@ -865,11 +875,13 @@ _CLAIM_CONDITION_RE = re.compile(
 
 def dropped_condition(claim: str, evidence: str) -> str | None:
     """A condition of the evidence none of whose next two content words, nor its numbers, the
-    claim holds, in a claim that states no condition of its own (a claim with "если"/"когда" is taken to keep it
-    in other words)."""
-    if _CLAIM_CONDITION_RE.search(claim):
-        return None
+    claim holds (five words when the claim states a condition of its own, "если"/"когда": it may
+    keep the fragment's in other words)."""
+    # a claim with a condition of its own ("если", "когда") may have put the fragment's in other
+    # words: there the condition counts as dropped only when none of its first five words is held
+    reach = 5 if _CLAIM_CONDITION_RE.search(claim) else 2
     claim_keys = key_set(claim)
+    claim_prefixes = {w[:6] for w in content_words(claim) if len(w) >= 6} if reach > 2 else set()
     claim_numbers = {m.value for m in extract_numbers(claim)}
     for found in _CONDITION_RE.finditer(evidence):
         if about_another_part(claim, evidence, found.start()):
@@ -878,7 +890,7 @@ def dropped_condition(claim: str, evidence: str) -> str | None:
         # the condition's own words: its next content words that the rest of the evidence does
         # not name ("если пациент представил документ": "пациент" is named before, "представил" is not)
         before = key_set(evidence[: found.start()])
-        following = [w for w in content_words(span)[:3] if not any(k in before for k in match_keys(w))][:2]
+        following = [w for w in content_words(span)[:reach + 1] if not any(k in before for k in match_keys(w))][:reach]
         shown = following
         if not following:
             # "… родственникам пациента … с согласия пациента": whose consent is named before, the
@@ -887,6 +899,8 @@ def dropped_condition(claim: str, evidence: str) -> str | None:
             shown = content_words(span)[:1]
         if not following or any(k in claim_keys for w in following for k in match_keys(w)):
             continue
+        if reach > 2 and any(w[:6] in claim_prefixes for w in following if len(w) >= 6):
+            continue  # the claim's own condition in a kindred word ("ограничений" for "ограничительных")
         if claim_numbers & {m.value for m in extract_numbers(span)}:
             continue  # "при не менее 80 %" keeps "если работник дал не менее 80 %"
         return f"claim drops the condition '{found.group(0)} {' '.join(shown)}'"
@@ -908,12 +922,19 @@ _NOT_DONE_BARRED_RE = re.compile(
 _ONLY_IF_RE = re.compile(r"(?<!\w)(?:только|лишь|исключительно|при условии)(?!\w)")
 
 
+# "нельзя допускать, пока он не прошёл осмотр" says "допускаются после прохождения осмотра".
+_NOT_UNTIL_RE = re.compile(r"(?<!\w)(?:не|нельзя|запрещ\w*)(?!\w)(?:\W+\w+){0,8}?\W+пока (?:[^\W\d_]+ )?не(?!\w)")
+_AFTER_RE = re.compile(r"(?<!\w)после(?!\w)")
+
+
 def only_with(claim: str, evidence: str) -> bool:
     """One side says "не … без X", the other "только … X" (and states no "без" of its own); or
     one side bars who has not done X ("не прошедшие … не допускаются"), the other admits only
-    with X ("допускают только при условии, что прошёл")."""
+    with X ("допускают только при условии, что прошёл"); or one side says "нельзя … пока не X",
+    the other "после X"."""
     return any((_NOT_WITHOUT_RE.search(a) is not None and _ONLY_RE.search(b) is not None and " без " not in f" {b} ")
                or (_NOT_DONE_BARRED_RE.search(a) is not None and _ONLY_IF_RE.search(b) is not None)
+               or (_NOT_UNTIL_RE.search(a) is not None and _AFTER_RE.search(b) is not None)
                for a, b in ((evidence, claim), (claim, evidence)))
 
 

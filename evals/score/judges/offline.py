@@ -287,8 +287,10 @@ def _russian_features(
         "missing_numbers": lambda: tuple(missing_numbers(claim, texts, strict_units=True)),
         "bound_conflicts": lambda: tuple(_bound_conflicts(claim, evidence)),
         "negation_flips": lambda: tuple(_russian_flips(claim, context_sentences, context)),
-        "negation_unheld": lambda: lx.negation_unheld(claim, context),
-        "modality_conflict": lambda: None if lx.only_with(claim, context) else lx.modality_conflict(claim, context),
+        # "не … без X", "нельзя, пока не X": a negation that restates a restriction (lexicon.only_with)
+        "negation_unheld": lambda: None if lx.only_with(claim, context) else lx.negation_unheld(claim, context),
+        "modality_conflict": lambda: None if lx.only_with(claim, context) else lx.modality_conflict(
+            claim, context, evidence),
         "actor_conflict": lambda: lx.actor_conflict(claim, evidence),
         "cause_added": lambda: _cause_added(claim, evidence),
         "delegated": lambda: lx.delegated(claim, context, len(missing_words)),
