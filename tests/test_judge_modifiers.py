@@ -35,3 +35,9 @@ def test_participles_are_paraphrase_not_kinds() -> None:
     assert modifier_conflict(claim, evidence, ("установленном",)) is None
     reason = modifier_conflict(lx.prepare("предварительный осмотр проводится"), lx.prepare(PERIODIC), ("предварительный",))
     assert reason == "claim speaks of предварительный осмотр, the fragment of периодические осмотры"
+
+
+def test_an_adjective_that_does_not_agree_with_the_noun_is_no_kind() -> None:
+    # "прошедший обследование": a participle's phrase, the noun its object, not its kind
+    evidence = lx.prepare("Медицинское обследование донора проводится за тридцать дней до сдачи крови.")
+    assert modifier_conflict(lx.prepare("донор, прошедший обследование"), evidence, ("прошедший",)) is None

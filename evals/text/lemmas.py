@@ -60,3 +60,27 @@ def cases(word: str) -> frozenset[str]:
 def lemmas(words: list[str]) -> list[str]:
     """lemma() of each word, in order."""
     return [lemma(w) for w in words]
+
+
+@lru_cache(maxsize=200_000)
+def _parts(word: str) -> frozenset[str]:
+    word = word.lower().replace("ё", "е")
+    if not _CYRILLIC.search(word):
+        return frozenset()
+    return frozenset(str(p.tag.POS) for p in _analyzer().parse(word) if p.tag.POS)
+
+
+def can_be(word: str, pos: str) -> bool:
+    """Some parse of the word has this part of speech ("прошедший" can be a participle, PRTF)."""
+    return pos in _parts(word)
+
+
+@lru_cache(maxsize=200_000)
+def agrees(adjective: str, noun: str) -> bool:
+    """Some parse of adjective (ADJF) and of noun (NOUN) share case and number, and gender in the
+    singular: "предварительный осмотр" agrees, "прошедший обследование" does not."""
+    parse = _analyzer().parse
+    adjectives = [p.tag for p in parse(adjective.lower().replace("ё", "е")) if p.tag.POS == "ADJF"]
+    nouns = [p.tag for p in parse(noun.lower().replace("ё", "е")) if p.tag.POS == "NOUN"]
+    return any(a.case == n.case and a.number == n.number and (a.number == "plur" or a.gender == n.gender)
+               for a in adjectives for n in nouns)

@@ -6,7 +6,8 @@ such a claim supported; the fragment is on the topic but states the rule for ano
 rule (modifier_conflict) fires when a claim adjective the fragments do not hold qualifies a head
 noun they do hold, and there the fragment qualifies that head with an adjective of its own
 that the claim does not hold. Adjectives only (pymorphy3's ADJF), not participles: a paraphrase
-swaps participles freely («утверждённому» for «определённому»), kinds are named by adjectives.
+swaps participles freely («утверждённому» for «определённому»), kinds are named by adjectives;
+and the adjective must agree with its head («прошедший обследование» is a verb's phrase).
 Measured on the Russian dev, own and blind pairs (bench/judge_ru.py): it fired on six pairs,
 none of them supported.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from evals.score.judges import lexicon as lx
-from evals.text.lemmas import lemma, part_of_speech
+from evals.text.lemmas import agrees, can_be, lemma, part_of_speech
 
 # Adjectives that point or quantify rather than name a kind.
 _POINTING = frozenset({"тот", "иной", "другой", "который", "этот", "такой", "весь", "свой", "каждый", "сам",
@@ -29,15 +30,17 @@ MODIFIER_REACH = 6  # words before a fragment's head that may still qualify it
 
 
 def _kind_adjective(word: str) -> bool:
-    return part_of_speech(word) == "ADJF" and lemma(word) not in _POINTING
+    # not a word that can be read as a participle too ("прошедший обследование" is a verb's phrase)
+    return part_of_speech(word) == "ADJF" and not can_be(word, "PRTF") and lemma(word) not in _POINTING
 
 
 def _head(words: Sequence[str], at: int) -> str | None:
-    """The noun the adjective at `at` qualifies: the first noun after it, past other adjectives."""
+    """The noun the adjective at `at` qualifies: the first noun after it, past other adjectives,
+    when the two agree in case, number and gender."""
     for word in words[at + 1 : at + 1 + HEAD_REACH]:
         pos = part_of_speech(word)
         if pos == "NOUN":
-            return word
+            return word if agrees(words[at], word) else None
         if pos not in ("ADJF", "PRTF"):
             return None
     return None

@@ -97,6 +97,9 @@ RU_COVERAGE_GRID = tuple(round(0.05 * i, 2) for i in range(21))  # 0.00 … 1.00
 # Negation and modality are compared only against an evidence sentence that holds at least
 # this share of the claim's content words: elsewhere a "не" says nothing about the claim.
 ALIGN_COVERAGE = 0.5
+# A modality is held by a sentence nearer the topic too ("2. Отказ … не допускается" beside the
+# duty the claim restates): one holding at least this share of the claim's content stems.
+NEAR_COVERAGE = 0.25
 
 
 @dataclass(frozen=True)
@@ -290,7 +293,7 @@ def _russian_features(
         # "не … без X", "нельзя, пока не X": a negation that restates a restriction (lexicon.only_with)
         "negation_unheld": lambda: None if lx.only_with(claim, context) else lx.negation_unheld(claim, context),
         "modality_conflict": lambda: None if lx.only_with(claim, context) else lx.modality_conflict(
-            claim, context, evidence),
+            claim, context, " ".join(_context(sentences, shares, NEAR_COVERAGE))),
         "actor_conflict": lambda: lx.actor_conflict(claim, evidence),
         "cause_added": lambda: _cause_added(claim, evidence),
         "delegated": lambda: lx.delegated(claim, context, len(missing_words)),
