@@ -280,3 +280,22 @@ def test_a_modality_the_fragments_state_elsewhere_is_held() -> None:
 def test_deciders_heads_kept_exceptions_and_required_conditions(evidence: str, claim: str, supported: bool) -> None:
     result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
     assert (result.value == "supported") == supported, result.reason
+
+
+VOUCHERS = "Бесплатные путёвки в санаторий предоставляются ветеранам, проживающим в сельской местности."
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # a participle phrase restricts the class the claim names: dropping it is partial
+        (VOUCHERS, "Бесплатные путёвки в санаторий предоставляются ветеранам.", False),
+        (VOUCHERS, "Ветеранам, живущим в сельской местности, предоставляются бесплатные путёвки в санаторий.", True),
+        # a participle that names a term restricts nothing ("сведения, составляющие врачебную тайну")
+        ("Сведения, составляющие врачебную тайну, передаются следователю по его письменному запросу.",
+         "По письменному запросу следователя ему передают сведения о пациенте.", True),
+    ],
+)
+def test_a_dropped_restricting_qualifier_is_partial(evidence: str, claim: str, supported: bool) -> None:
+    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
+    assert (result.value == "supported") == supported, result.reason

@@ -932,6 +932,42 @@ def dropped_condition(claim: str, evidence: str) -> str | None:
     return None
 
 
+# A qualifier that restricts a class: "лица, постоянно проживающие …", "лекарственных средств,
+# отпускаемых по рецепту врача". Participles that refer or name instead of restricting are not
+# read: "предусмотренных пунктом 1", "утверждаемым уполномоченным органом", "сведения, составляющие
+# врачебную тайну" (a term, measured: it cost a supported paraphrase).
+_QUALIFIER_RE = re.compile(r",\s*([^,.;:()]{3,120})")
+_NOT_RESTRICTING = re.compile(r"(?:предусмотр|установл|определя|утвержда|указан|определен|утвержден|включен|провод|"
+                              r"составля)")
+
+
+def dropped_qualifier(claim: str, evidence: str) -> str | None:
+    """The fragment restricts a noun the claim names by a participle phrase after a comma, and the
+    claim holds none of that phrase's content words (by stem, or a kindred six-letter start)."""
+    from evals.text.lemmas import part_of_speech
+
+    if ", " not in evidence:
+        return None
+    keys = key_set(claim)
+    prefixes = {w[:6] for w in content_words(claim) if len(w) >= 6}
+
+    def held(word: str) -> bool:
+        return any(k in keys for k in match_keys(word)) or (len(word) >= 6 and word[:6] in prefixes)
+
+    for found in _QUALIFIER_RE.finditer(evidence):
+        phrase = words(found.group(1))
+        lead = 1 if len(phrase) > 1 and part_of_speech(phrase[0]) == "ADVB" else 0  # "постоянно проживающие"
+        if not phrase or part_of_speech(phrase[lead]) != "PRTF" or _NOT_RESTRICTING.match(phrase[lead]):
+            continue
+        named = content_words(evidence[max(0, found.start() - 60) : found.start()])
+        if not named or not held(named[-1]):  # the claim does not speak of what the phrase restricts
+            continue
+        if any(held(w) for w in content_words(found.group(1))) or about_another_part(claim, evidence, found.start(1)):
+            continue
+        return f"claim drops the qualifier '{named[-1]}, {' '.join(phrase[:5])}'"
+    return None
+
+
 # "не может использоваться без исследования" says what "только после исследования" says: a
 # negation with "без" on one side, a restriction ("только", "лишь", "исключительно") on the other.
 _NOT_WITHOUT_RE = re.compile(r"(?<!\w)(?:не|нельзя|запрещ\w*|не допуска\w*)(?!\w)(?:\W+\w+){0,4}?\W+без(?!\w)")
