@@ -1,10 +1,10 @@
 """Calibration of the offline judge's score as P(supported), and what an LLM cascade buys.
 
-    python bench/judge_calibration.py [--ru PATH] [--expertqa PATH] [--folds 5] [--repeats 3]
+    python bench/judge_calibration.py [--ru PATH [PATH …]] [--expertqa PATH] [--folds 5] [--repeats 3]
                                       [--write] [--format json]
 
 --ru: Russian pairs in ../shared/data/ru-pairs' format (grouped by source article, as
-bench/judge_ru.py does); --expertqa: ExpertQA's lfqa jsonl (grouped by question). For each set:
+bench/judge_ru.py does), several sets pooled; --expertqa: ExpertQA's lfqa jsonl (grouped by question). For each set:
 
 - cross-fitted (grouped k-fold): in every fold the rule parameters AND the calibration are
   fitted on the other folds only, and the held-out fold's scores are pooled: ECE over 10 bins,
@@ -123,17 +123,20 @@ def fit_all(features: Sequence[OfflineFeatures | None], labels: Sequence[str], p
 
 def load_sets(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     sets: dict[str, dict[str, Any]] = {}
-    if args.ru is not None:
+    if args.ru:
         from judge_ru import article_groups, load
 
-        rows = load(args.ru)
-        corpus = args.ru.resolve().parent / ".." / ".." / "corpus" / "kz-laws" / "rus"
+        rows, groups = [], []
+        for path in args.ru:  # several sets pool; each keeps its own groups (sources differ by document)
+            these = load(path)
+            corpus = path.resolve().parent / ".." / ".." / "corpus" / "kz-laws" / "rus"
+            rows += these
+            groups += article_groups(these, corpus if corpus.is_dir() else None)
         sets["ru"] = {
-            "path": str(args.ru), "labels": [r["label"] for r in rows],
+            "paths": args.ru, "labels": [r["label"] for r in rows],
             "features": [extract_features(JudgeInput(r["claim"], tuple(r["evidence"]), r.get("question")))
                          for r in rows],
-            "groups": article_groups(rows, corpus if corpus.is_dir() else None),
-            "fit_rules": fit_ru_params, "params": RU_PARAMS,
+            "groups": groups, "fit_rules": fit_ru_params, "params": RU_PARAMS,
         }
     if args.expertqa is not None:
         from judge_expertqa import load_pairs
@@ -144,7 +147,7 @@ def load_sets(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
             return fit_params(feats, [lab == "supported" for lab in labels])
 
         sets["en"] = {
-            "path": str(args.expertqa), "labels": ["supported" if t else "unsupported" for t in truth],
+            "paths": [args.expertqa], "labels": ["supported" if t else "unsupported" for t in truth],
             "features": [extract_features(i) for i in inputs], "groups": groups,
             "fit_rules": fit_en, "params": DEFAULT_PARAMS,
         }
@@ -159,7 +162,10 @@ def write_table(fitted: dict[str, tuple[list[float], str]], checked: dict[str, d
         lines.append(f"    {json.dumps(lang)}: {{")
         lines.append(f"        \"features\": {json.dumps(','.join(calibration.FEATURES))},")
         lines.append(f"        \"weights\": {json.dumps([round(w, 6) for w in weights])},")
-        lines.append(f"        \"fitted_on\": {json.dumps(source, ensure_ascii=False)},")
+        parts = [json.dumps(part, ensure_ascii=False) for part in source.split(" + ")]  # one set a line
+        joined = "\n            ".join(f"{part[:-1]} + \"" if i < len(parts) - 1 else part
+                                       for i, part in enumerate(parts))
+        lines.append(f"        \"fitted_on\": ({joined}),")
         if lang in checked:  # the cross-fitted check, shown in reports' Method section
             rel = checked[lang]["reliability_seed0"]
             lines.append(f"        \"cross_fitted_ece\": {round(checked[lang]['ece'], 4)},")
@@ -176,7 +182,7 @@ def write_table(fitted: dict[str, tuple[list[float], str]], checked: dict[str, d
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--ru", type=Path, default=None)
+    parser.add_argument("--ru", type=Path, nargs="+", default=None, help="one or more Russian pair sets, pooled")
     parser.add_argument("--expertqa", type=Path, default=None)
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=3)
@@ -196,8 +202,8 @@ def main(argv: list[str] | None = None) -> int:
                           tuple(range(args.repeats)))
         checked[lang] = cv
         weights = fit_all(data["features"], data["labels"], data["params"])
-        where = Path(data["path"])
-        fitted[lang] = (weights, f"{where.parent.name}/{where.name}, {len(data['labels'])} pairs")
+        names = " + ".join(f"{p.parent.name}/{p.name}" for p in data["paths"])
+        fitted[lang] = (weights, f"{names}, {len(data['labels'])} pairs")
         shipped = in_sample(data["features"], data["labels"], data["params"], calibration.shipped_weights(lang))
         out[lang] = {"pairs": len(data["labels"]), "cross_fitted": cv, "shipped_in_sample": shipped,
                      "weights_fit_on_all": dict(zip(calibration.FEATURES, weights, strict=True))}

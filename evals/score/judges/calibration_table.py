@@ -3,24 +3,27 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-3.239304, 2.149209, -0.921485, -1.223677, -0.414244, -0.555639, 0.568971, 0.582479, 1.159686],
-        "fitted_on": "ru-pairs/dev.jsonl, 160 pairs",
-        "cross_fitted_ece": 0.0538,
-        "cross_fitted_macro_f1": 0.8812,
+        "weights": [-3.101831, 2.180127, -1.018869, -1.151551, 0.187601, -2.59586, 0.7643, 0.039249, 1.670801],
+        "fitted_on": ("ru-pairs/dev.jsonl + "
+            "bench/judge_ru_own.jsonl + "
+            "bench/judge_ru_blind.jsonl + "
+            "bench/judge_ru_blind2.jsonl + "
+            "bench/judge_ru_blind3.jsonl, 478 pairs"),
+        "cross_fitted_ece": 0.033,
+        "cross_fitted_macro_f1": 0.8409,
         "reliability": [
-            [0.0, 0.1, 67, 0.047, 0.0149],
-            [0.1, 0.2, 4, 0.1414, 0.0],
-            [0.5, 0.6, 5, 0.5738, 0.8],
-            [0.6, 0.7, 13, 0.6664, 0.8462],
-            [0.7, 0.8, 27, 0.7553, 0.7037],
-            [0.8, 0.9, 40, 0.8393, 0.85],
-            [0.9, 1.0, 4, 0.9107, 0.75],
+            [0.0, 0.1, 237, 0.0238, 0.0127],
+            [0.3, 0.4, 1, 0.3883, 1.0],
+            [0.5, 0.6, 16, 0.5599, 0.625],
+            [0.6, 0.7, 104, 0.6598, 0.6154],
+            [0.7, 0.8, 110, 0.7391, 0.7727],
+            [0.8, 0.9, 10, 0.8205, 1.0],
         ],
     },
     "en": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
         "weights": [0.63567, 0.537279, -0.293456, 0.269651, -1.000805, 0.857932, 0.037163, 0.0, 0.510143],
-        "fitted_on": "expertqa/domain_val.jsonl, 677 pairs",
+        "fitted_on": ("expertqa/domain_val.jsonl, 677 pairs"),
         "cross_fitted_ece": 0.0362,
         "cross_fitted_macro_f1": 0.5998,
         "reliability": [
