@@ -7,6 +7,7 @@ import pytest
 
 from evals.score.judges import lexicon as lx
 from evals.score.judges.base import JudgeInput
+from evals.score.judges.modifiers import modifier_conflict
 from evals.score.judges.offline import OfflineJudge
 
 CONSENT = "Медицинское вмешательство без согласия пациента не допускается, за исключением случаев угрозы жизни."
@@ -30,6 +31,12 @@ def test_double_negation_in_modality(text: str, expected: set[str]) -> None:
     assert lx.modalities(text) == expected
 
 
+def assert_verdict(evidence: str, claim: str, supported: bool) -> None:
+    """The offline judge calls the claim supported by the one fragment, or not, as expected."""
+    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
+    assert (result.value == "supported") == supported, result.reason
+
+
 @pytest.mark.parametrize(
     ("evidence", "claim", "supported"),
     [
@@ -49,8 +56,7 @@ def test_double_negation_in_modality(text: str, expected: set[str]) -> None:
     ],
 )
 def test_verdicts(evidence: str, claim: str, supported: bool) -> None:
-    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
-    assert (result.value == "supported") == supported, result.reason
+    assert_verdict(evidence, claim, supported)
 
 
 STERILE = "Инструменты не допускаются к повторному применению без стерилизации в автоклаве."
@@ -76,8 +82,7 @@ CONSENT = "С письменного согласия опекуна или по
     ],
 )
 def test_only_with_and_conditions(evidence: str, claim: str, supported: bool) -> None:
-    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
-    assert (result.value == "supported") == supported, result.reason
+    assert_verdict(evidence, claim, supported)
 
 
 SICK = "Пособие сохраняется за работником на весь период болезни."
@@ -98,8 +103,7 @@ MINORS = "Согласие на вакцинацию несовершеннол�
     ],
 )
 def test_quantifiers_and_the_age_of_majority(evidence: str, claim: str, supported: bool) -> None:
-    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
-    assert (result.value == "supported") == supported, result.reason
+    assert_verdict(evidence, claim, supported)
 
 
 def test_a_condition_naming_only_what_came_before_is_still_read_by_its_own_words() -> None:
@@ -129,8 +133,7 @@ EXAM = "Осмотр пациента проводится медицинско�
     ],
 )
 def test_who_does_what(evidence: str, claim: str, supported: bool) -> None:
-    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
-    assert (result.value == "supported") == supported, result.reason
+    assert_verdict(evidence, claim, supported)
 
 
 def test_actor_roles_read_case() -> None:
@@ -173,8 +176,7 @@ PHARMACY = ("Аптека обязана хранить рецепты в теч
     ],
 )
 def test_scope_of_exceptions_conditions_and_actors(evidence: str, claim: str, supported: bool) -> None:
-    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
-    assert (result.value == "supported") == supported, result.reason
+    assert_verdict(evidence, claim, supported)
 
 
 def test_a_claim_about_another_part_of_the_rule() -> None:
@@ -212,8 +214,7 @@ CONSENT_TOLD = "Врач вправе сообщить супругу пацие
     ],
 )
 def test_added_instances_manner_phrases_and_kept_conditions(evidence: str, claim: str, supported: bool) -> None:
-    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
-    assert (result.value == "supported") == supported, result.reason
+    assert_verdict(evidence, claim, supported)
 
 
 def test_healthcare_abbreviations_are_read_in_full() -> None:
@@ -244,8 +245,7 @@ def test_healthcare_abbreviations_are_read_in_full() -> None:
     ],
 )
 def test_bounds_restatements_and_conditions_beside_the_claims_own(evidence: str, claim: str, supported: bool) -> None:
-    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
-    assert (result.value == "supported") == supported, result.reason
+    assert_verdict(evidence, claim, supported)
 
 
 def test_a_modality_the_fragments_state_elsewhere_is_held() -> None:
@@ -281,8 +281,7 @@ def test_a_modality_the_fragments_state_elsewhere_is_held() -> None:
     ],
 )
 def test_deciders_heads_kept_exceptions_and_required_conditions(evidence: str, claim: str, supported: bool) -> None:
-    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
-    assert (result.value == "supported") == supported, result.reason
+    assert_verdict(evidence, claim, supported)
 
 
 VOUCHERS = "Бесплатные путёвки в санаторий предоставляются ветеранам, проживающим в сельской местности."
@@ -300,5 +299,37 @@ VOUCHERS = "Бесплатные путёвки в санаторий предо
     ],
 )
 def test_a_dropped_restricting_qualifier_is_partial(evidence: str, claim: str, supported: bool) -> None:
-    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
-    assert (result.value == "supported") == supported, result.reason
+    assert_verdict(evidence, claim, supported)
+
+
+# Another kind of the same thing (modifiers.py): a claim adjective the fragment lacks, on a head
+# noun the fragment qualifies with an adjective of its own.
+PERIODIC = "Периодические медицинские осмотры водителей проводятся за счёт средств работодателя."
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        (PERIODIC, "Предварительный медосмотр водителей проводится за счёт средств работодателя.", False),
+        (PERIODIC, "Периодические медосмотры водителей проводятся за счёт средств работодателя.", True),
+        # a kind the fragment does not qualify at all is not another kind ("медицинские осмотры")
+        ("Медицинские осмотры водителей проводятся за счёт средств работодателя.",
+         "Медосмотры водителей проводятся за счёт средств работодателя.", True),
+    ],
+)
+def test_another_kind_of_the_same_thing(evidence: str, claim: str, supported: bool) -> None:
+    assert_verdict(evidence, claim, supported)
+
+
+def test_participles_are_paraphrase_not_kinds() -> None:
+    evidence = lx.prepare("Перечень утверждается в порядке, определённом уполномоченным органом.")
+    claim = lx.prepare("Перечень утверждается в порядке, установленном уполномоченным органом.")
+    assert modifier_conflict(claim, evidence, ("установленном",)) is None
+    reason = modifier_conflict(lx.prepare("предварительный осмотр проводится"), lx.prepare(PERIODIC), ("предварительный",))
+    assert reason == "claim speaks of предварительный осмотр, the fragment of периодические осмотры"
+
+
+def test_an_adjective_that_does_not_agree_with_the_noun_is_no_kind() -> None:
+    # "прошедший обследование": a participle's phrase, the noun its object, not its kind
+    evidence = lx.prepare("Медицинское обследование донора проводится за тридцать дней до сдачи крови.")
+    assert modifier_conflict(lx.prepare("донор, прошедший обследование"), evidence, ("прошедший",)) is None
