@@ -333,3 +333,27 @@ def test_an_adjective_that_does_not_agree_with_the_noun_is_no_kind() -> None:
     # "прошедший обследование": a participle's phrase, the noun its object, not its kind
     evidence = lx.prepare("Медицинское обследование донора проводится за тридцать дней до сдачи крови.")
     assert modifier_conflict(lx.prepare("донор, прошедший обследование"), evidence, ("прошедший",)) is None
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # a claim that opens with a circumstance ("В прививочном кабинете …") adds it, it does not
+        # restate its subject
+        ("Профилактические прививки по национальному календарю проводятся бесплатно.",
+         "В прививочном кабинете поликлиники профилактические прививки по национальному календарю проводятся "
+         "бесплатно.", False),
+        # a Latin name is a detail word ("через портал egov")
+        ("Гражданин вправе выразить согласие на посмертное донорство органов.",
+         "Гражданин вправе выразить согласие на посмертное донорство органов через портал egov.", False),
+        # "нацкалендарь", "ГОБМП" read in full; "вашей" points, it adds nothing
+        ("Прививки по национальному календарю проводятся бесплатно в рамках гарантированного объема бесплатной "
+         "медицинской помощи.", "Прививки по нацкалендарю в вашей поликлинике проводятся бесплатно в рамках ГОБМП.",
+         True),
+        # a pointer inside an added place phrase does not break it
+        ("Профилактические прививки по национальному календарю проводятся бесплатно в поликлинике.",
+         "Прививки по нацкалендарю делают бесплатно в прививочном кабинете вашей поликлиники.", False),
+    ],
+)
+def test_added_circumstances_names_and_pointers(evidence: str, claim: str, supported: bool) -> None:
+    assert_verdict(evidence, claim, supported)

@@ -13,7 +13,11 @@ Snowball stem nor its pymorphy3 lemma occurs in the fragments or the question �
 - everything there is unheld: no other such word is missing anywhere in the claim (a
   paraphrase leaves its unheld words scattered; an added detail is one phrase on a held claim);
 - not where the claim begins (the subject restated in other words, «Невакцинированного малыша
-  примут …», is paraphrase, not a detail).
+  примут …», is paraphrase, not a detail), unless the claim opens with a preposition (a
+  circumstance, «В прививочном кабинете …», is added, not restated);
+- an inclusion marker before an unheld word («включая флюорографию») is a detail on its own,
+  unless the fragment lists instances too; a Latin word names something («портал egov»);
+  pointers («своём», «вашей») join a phrase.
 One exception to "everything there is unheld": a phrase that ends the claim (its last content
 word is the phrase's) may sit beside up to MAX_OTHER_AT_END scattered unheld words, because an
 answer appends its own facts at the end («…, обычно в форме факультативных занятий») while
@@ -34,10 +38,11 @@ from evals.text.lemmas import lemma, part_of_speech
 _DETAIL_POS = frozenset({"NOUN", "ADJF", "ADJS", "PRTF", "PRTS", "ADVB", "COMP", "GRND"})
 # Adjectives that point rather than describe: never a detail of their own.
 _POINTING = frozenset({"тот", "иной", "другой", "который", "этот", "такой", "весь", "свой", "каждый", "сам",
-                       "самый", "один", "данный", "настоящий"})
+                       "самый", "один", "данный", "настоящий", "ваш", "наш", "мой", "твой"})
 # What may sit between two words of one phrase (one at a time).
 _GLUE = frozenset({"и", "или", "в", "во", "на", "с", "со", "по", "для", "при", "из", "от", "к", "о", "об", "а",
                    "также", "либо"})
+_LEADING_PREPOSITIONS = frozenset({"в", "во", "на", "по", "при", "из", "через", "для", "после", "перед"})
 MIN_PHRASE = 2  # words in the unheld phrase
 MAX_OTHER = 0  # unheld words elsewhere in the claim
 MAX_OTHER_AT_END = 3  # the same, when the phrase ends the claim (dev: 3/6 → 4/6, no supported pair lost)
@@ -48,7 +53,12 @@ def _lemma_set(norm_text: str) -> frozenset[str]:
     return frozenset(lemma(w) for w in lx.words(norm_text))
 
 
+_LATIN_NAME = re.compile(r"[a-z][a-z0-9]+")
+
+
 def _detail_word(word: str) -> bool:
+    if _LATIN_NAME.fullmatch(word):  # a Latin word in a Russian claim names something ("портал egov")
+        return True
     return lemma(word) not in _POINTING and part_of_speech(word) in _DETAIL_POS
 
 
@@ -56,6 +66,10 @@ def _phrases(claim: str, unheld: set[str]) -> tuple[list[list[str]], list[list[s
     """Runs of unheld words in the claim (one joining word allowed between two), the run that
     starts at the claim's first content word left out; each also as the claim says it."""
     content = set(lx.content_words(claim))
+    claim_words = lx.words(claim)
+    # a claim that opens with a preposition opens with a circumstance ("В противотуберкулёзном
+    # диспансере …", "По справке из …"), not with its subject restated: its first run counts too
+    opens_with_circumstance = bool(claim_words) and claim_words[0] in _LEADING_PREPOSITIONS
     phrases: list[list[str]] = []
     shown: list[list[str]] = []  # the phrases as the claim says them, joining words kept
     current: list[str] = []
@@ -63,10 +77,10 @@ def _phrases(claim: str, unheld: set[str]) -> tuple[list[list[str]], list[list[s
     glued = False
     first_content = True
     started_first = False
-    for word in [*lx.words(claim), ""]:  # "" closes the last run
+    for word in [*claim_words, ""]:  # "" closes the last run
         if word and word in unheld:
             if not current:
-                started_first = first_content
+                started_first = first_content and not opens_with_circumstance
             current.append(word)
             said.append(word)
             glued = False
@@ -78,7 +92,9 @@ def _phrases(claim: str, unheld: set[str]) -> tuple[list[list[str]], list[list[s
         else:
             if current and not started_first:
                 phrases.append(current)
-                shown.append(said[:-1] if glued else said)
+                while said and said[-1] not in current:  # no joining word or pointer at the end
+                    said.pop()
+                shown.append(said)
             current, said, glued = [], [], False
         if word in content:
             first_content = False
