@@ -3,22 +3,22 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-3.081792, 2.183575, -1.012782, -1.15674, 0.18633, -2.603304, 0.745995, 0.061176, 1.637256],
+        "weights": [-3.206131, 2.195475, -1.032199, -1.158899, 0.171075, -2.569788, 0.778627, 0.10123, 1.648754],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_blind.jsonl + "
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl, 478 pairs"),
-        "cross_fitted_ece": 0.0384,
-        "cross_fitted_macro_f1": 0.8368,
+        "cross_fitted_ece": 0.0336,
+        "cross_fitted_macro_f1": 0.8409,
         "reliability": [
-            [0.0, 0.1, 235, 0.0239, 0.0128],
-            [0.3, 0.4, 1, 0.3883, 1.0],
-            [0.4, 0.5, 2, 0.4863, 0.5],
-            [0.5, 0.6, 18, 0.5665, 0.7222],
-            [0.6, 0.7, 111, 0.6588, 0.5856],
-            [0.7, 0.8, 100, 0.739, 0.8],
-            [0.8, 0.9, 11, 0.817, 0.9091],
+            [0.0, 0.1, 237, 0.0238, 0.0127],
+            [0.3, 0.4, 1, 0.3892, 1.0],
+            [0.4, 0.5, 2, 0.4832, 0.5],
+            [0.5, 0.6, 17, 0.5664, 0.7059],
+            [0.6, 0.7, 96, 0.6572, 0.5833],
+            [0.7, 0.8, 112, 0.7409, 0.7946],
+            [0.8, 0.9, 13, 0.8202, 0.8462],
         ],
     },
     "en": {
