@@ -357,3 +357,25 @@ def test_an_adjective_that_does_not_agree_with_the_noun_is_no_kind() -> None:
 )
 def test_added_circumstances_names_and_pointers(evidence: str, claim: str, supported: bool) -> None:
     assert_verdict(evidence, claim, supported)
+
+
+SICK_NOTE = "Лечащий врач выдаёт лист нетрудоспособности единолично на срок не более десяти календарных дней."
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # the fragment bounds a number the claim leaves out altogether
+        (SICK_NOTE, "Лечащий врач выдаёт лист нетрудоспособности единолично.", False),
+        (SICK_NOTE, "Лечащий врач единолично выдаёт лист нетрудоспособности не более чем на десять календарных "
+                    "дней.", True),
+        # "раза в год" says "одного" without the word
+        ("Пациент вправе сменить поликлинику не чаще одного раза в год.",
+         "Сменить поликлинику пациент вправе не чаще раза в год.", True),
+        # a claim with no verb (a quoted heading) states no rule to bound
+        ("Температура в холодильнике, °C: от +2 до +8.", "Температура в холодильнике, °C.", True),
+        ("Температура в холодильнике, °C: от +2 до +8.", "Температура в холодильнике поддерживается.", False),
+    ],
+)
+def test_a_dropped_bound_is_partial(evidence: str, claim: str, supported: bool) -> None:
+    assert_verdict(evidence, claim, supported)

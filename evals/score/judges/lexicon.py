@@ -934,6 +934,28 @@ def dropped_condition(claim: str, evidence: str) -> str | None:
     return None
 
 
+_PREDICATE_POS = frozenset({"VERB", "INFN", "PRTS", "ADJS", "PRED"})
+
+
+def dropped_bound(claim: str, evidence: str) -> str | None:
+    """The fragment bounds a number ("на срок не более десяти дней", "при сроке до двенадцати
+    недель") in the part the claim is about, and the claim states no number at all. One is
+    left out: "не чаще раза в год" says "одного" without the word. A claim with no verb states no
+    rule to bound ("Температура в холодильнике, °C." quotes a table's heading)."""
+    from evals.text.lemmas import part_of_speech
+
+    if extract_numbers(claim) or numerals.bare_durations(claim):
+        return None
+    if not any(part_of_speech(w) in _PREDICATE_POS or w == "вправе" for w in words(claim)):
+        return None
+    for mention in extract_numbers(evidence):
+        if mention.value == "1" or _bound(evidence, mention) == "none":
+            continue
+        if not about_another_part(claim, evidence, mention.start):
+            return f"claim drops the bound '{evidence[max(0, mention.start - 12) : mention.end].strip()}'"
+    return None
+
+
 # A qualifier that restricts a class: "лица, постоянно проживающие …", "лекарственных средств,
 # отпускаемых по рецепту врача". Participles that refer or name instead of restricting are not
 # read: "предусмотренных пунктом 1", "утверждаемым уполномоченным органом", "сведения, составляющие

@@ -125,6 +125,7 @@ class OfflineFeatures:
     universal_added: str | None = None
     condition_dropped: str | None = None
     qualifier_dropped: str | None = None  # a participle phrase restricting what the claim names (ru)
+    bound_dropped: str | None = None  # a bounded number of the fragment the claim leaves out (ru)
     negation_unheld: str | None = None
     delegated: str | None = None  # the fragment leaves the content to a regulator (ru)
     roles_swapped: str | None = None  # the fragment's object made the doer (ru)
@@ -307,6 +308,7 @@ def _russian_features(
         "condition_dropped": lambda: lx.dropped_condition(claim, context),
         "universal_added": lambda: lx.added_universal(claim, evidence),
         "qualifier_dropped": lambda: lx.dropped_qualifier(claim, context),
+        "bound_dropped": lambda: lx.dropped_bound(claim, context),
         "detail_added": lambda: added_detail(claim, sentences, missing_words, question),
     }
     assert tuple(hard_checks) == RU_HARD_RULES and tuple(partial_checks)[:-1] == RU_PARTIAL_RULES
@@ -353,7 +355,7 @@ def _cause_added(claim: str, evidence: str) -> str | None:
 RU_HARD_RULES = ("missing_numbers", "bound_conflicts", "negation_flips", "negation_unheld", "modality_conflict",
                  "actor_conflict", "cause_added", "delegated", "roles_swapped", "modifier_conflict")
 RU_PARTIAL_RULES = ("exception_dropped", "restriction_dropped", "condition_dropped", "universal_added",
-                    "qualifier_dropped")
+                    "qualifier_dropped", "bound_dropped")
 
 
 def _hard_reason(features: OfflineFeatures) -> str | None:
