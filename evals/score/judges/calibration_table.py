@@ -3,22 +3,21 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-3.206131, 2.195475, -1.032199, -1.158899, 0.171075, -2.569788, 0.778627, 0.10123, 1.648754],
+        "weights": [-3.142757, 2.251009, -1.096832, -1.142838, 0.192096, -2.421432, 0.687291, 0.13348, 1.692424],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_blind.jsonl + "
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl, 478 pairs"),
-        "cross_fitted_ece": 0.0336,
-        "cross_fitted_macro_f1": 0.8409,
+        "cross_fitted_ece": 0.0337,
+        "cross_fitted_macro_f1": 0.8531,
         "reliability": [
-            [0.0, 0.1, 237, 0.0238, 0.0127],
-            [0.3, 0.4, 1, 0.3892, 1.0],
-            [0.4, 0.5, 2, 0.4832, 0.5],
-            [0.5, 0.6, 17, 0.5664, 0.7059],
-            [0.6, 0.7, 96, 0.6572, 0.5833],
-            [0.7, 0.8, 112, 0.7409, 0.7946],
-            [0.8, 0.9, 13, 0.8202, 0.8462],
+            [0.0, 0.1, 243, 0.0234, 0.0123],
+            [0.4, 0.5, 1, 0.4149, 1.0],
+            [0.5, 0.6, 11, 0.5672, 0.9091],
+            [0.6, 0.7, 80, 0.663, 0.5625],
+            [0.7, 0.8, 127, 0.745, 0.7953],
+            [0.8, 0.9, 16, 0.8231, 0.8125],
         ],
     },
     "en": {
