@@ -379,3 +379,25 @@ SICK_NOTE = "Лечащий врач выдаёт лист нетрудоспо�
 )
 def test_a_dropped_bound_is_partial(evidence: str, claim: str, supported: bool) -> None:
     assert_verdict(evidence, claim, supported)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # an ordinal that picks a class ("первой и второй групп") is a bound of the group
+        ("Лицам с инвалидностью первой и второй групп путёвки предоставляются бесплатно.",
+         "Людям с инвалидностью путёвки предоставляются бесплатно.", False),
+        ("Лицам с инвалидностью первой и второй групп путёвки предоставляются бесплатно.",
+         "Людям с инвалидностью первой или второй группы путёвки дают бесплатно.", True),
+        # a frequency or a time limit where the fragment states no time at all
+        ("Контроль за объектами общественного питания осуществляется в форме проверки.",
+         "Контроль за объектами общественного питания ведётся ежегодно в форме проверки.", False),
+        ("Лицо, у которого выявлена инфекция, обязано предупредить своих контактных лиц.",
+         "Человек с выявленной инфекцией обязан в течение месяца предупредить своих контактных лиц.", False),
+        # … but not where the fragment states one of its own
+        ("Контроль за объектами общественного питания осуществляется не реже одного раза в год.",
+         "Контроль за объектами общественного питания ведётся ежегодно.", True),
+    ],
+)
+def test_dropped_classes_and_added_times(evidence: str, claim: str, supported: bool) -> None:
+    assert_verdict(evidence, claim, supported)

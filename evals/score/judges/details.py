@@ -32,7 +32,9 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from evals.score.judges import lexicon as lx
+from evals.text import numerals
 from evals.text.lemmas import lemma, part_of_speech
+from evals.text.normalize import extract_numbers
 
 # OpenCorpora tags of the words a detail is made of (nouns, adjectives, participles, adverbs).
 _DETAIL_POS = frozenset({"NOUN", "ADJF", "ADJS", "PRTF", "PRTS", "ADVB", "COMP", "GRND"})
@@ -118,12 +120,37 @@ def _included(claim: str, candidates: set[str]) -> list[tuple[str, str]]:
     return found
 
 
+# A frequency or a time limit the claim states ("ежегодно", "в течение месяца") where the
+# fragments state no time at all: a deadline or a rhythm of the claim's own.
+_FREQUENCY_RE = re.compile(r"(?<!\w)(?:ежегодн|ежемесячн|еженедельн|ежедневн|ежеквартальн|круглосуточн)\w*")
+_ANY_TIME_RE = re.compile(r"(?<!\w)(?:раз|ежегодн|ежемесячн|еженедельн|ежедневн|ежеквартальн|круглосуточн|срок|"
+                          r"период|немедленн|незамедлительн|безотлагательн|своевременн)\w*")
+
+
+def _added_time(claim: str, evidence: Sequence[str]) -> str | None:
+    found = _FREQUENCY_RE.search(claim)
+    said = found.group(0) if found else None
+    if said is None:
+        bare = numerals.bare_durations(claim)
+        said = claim[bare[0][0] : bare[0][1]] if bare else None
+    if said is None:
+        return None
+    for text in evidence:
+        if (_ANY_TIME_RE.search(text) or numerals.bare_durations(text)
+                or any(m.unit is not None for m in extract_numbers(text))):
+            return None
+    return f"claim adds a detail the fragment does not state: {said}"
+
+
 def added_detail(claim: str, evidence: Sequence[str], missing_words: Sequence[str],
                  question: str | None = None) -> str | None:
     """The reason when the claim adds a detail phrase the fragments (prepared sentences) do
     not state, else None. missing_words: the claim's content words whose stem no fragment
     holds (the cheap pre-check: most claims have fewer than two, and the fragments are
     lemmatised only when a phrase of them is there)."""
+    timed = _added_time(claim, evidence) if missing_words else None
+    if timed is not None:
+        return timed
     candidates = {w for w in missing_words if _detail_word(w)}
     included = _included(claim, candidates)
     if len(candidates) < MIN_PHRASE and not included:

@@ -935,6 +935,8 @@ def dropped_condition(claim: str, evidence: str) -> str | None:
 
 
 _PREDICATE_POS = frozenset({"VERB", "INFN", "PRTS", "ADJS", "PRED"})
+# what an ordinal picks a class of: "второй группы", "первой и второй групп", "третьей категории"
+_CLASS_NOUN_RE = re.compile(r"(?:\s+(?:и|или)\s+[^\W\d_]+)?\s+(?:групп|категори|степен|класс)")
 
 
 def dropped_bound(claim: str, evidence: str) -> str | None:
@@ -949,7 +951,9 @@ def dropped_bound(claim: str, evidence: str) -> str | None:
     if not any(part_of_speech(w) in _PREDICATE_POS or w == "вправе" for w in words(claim)):
         return None
     for mention in extract_numbers(evidence):
-        if mention.value == "1" or _bound(evidence, mention) == "none":
+        # a bound, or an ordinal that picks a class ("первой и второй групп инвалидности")
+        picks_class = mention.kind == "ordinal" and _CLASS_NOUN_RE.match(evidence, mention.end) is not None
+        if (mention.value == "1" and not picks_class) or (_bound(evidence, mention) == "none" and not picks_class):
             continue
         if not about_another_part(claim, evidence, mention.start):
             return f"claim drops the bound '{evidence[max(0, mention.start - 12) : mention.end].strip()}'"
