@@ -401,3 +401,23 @@ def test_a_dropped_bound_is_partial(evidence: str, claim: str, supported: bool) 
 )
 def test_dropped_classes_and_added_times(evidence: str, claim: str, supported: bool) -> None:
     assert_verdict(evidence, claim, supported)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # "3/4" in digits is "три четверти" in words
+        ("Заполнение ёмкости допускается не более чем на три четверти её объёма.",
+         "Ёмкость можно заполнять не более чем на 3/4 объёма.", True),
+        ("Заполнение ёмкости допускается не более чем на три четверти её объёма.",
+         "Ёмкость можно заполнять не более чем на 2/3 объёма.", False),
+        # a list's item with a bound is another part than the item the claim restates
+        ("Стоматологическая помощь в рамках ГОБМП оказывается: 1) детям до восемнадцати лет; 2) беременным женщинам.",
+         "Беременным женщинам стоматологическую помощь оказывают в рамках ГОБМП.", True),
+        # a duty stated without its least frequency ("не реже …") still holds
+        ("Медицинские сёстры проходят обучение по охране труда не реже одного раза в 12 месяцев.",
+         "Медицинские сёстры проходят обучение по охране труда.", True),
+    ],
+)
+def test_fractions_list_items_and_least_frequencies(evidence: str, claim: str, supported: bool) -> None:
+    assert_verdict(evidence, claim, supported)

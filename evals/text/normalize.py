@@ -244,6 +244,7 @@ _NUMBER_RE = re.compile(
     r"|(?P<dmy>(?<![\d.])\d{1,2}\.\d{1,2}\.\d{4}(?!\d))"
     rf"|(?P<textdate>(?<!\d)\d{{1,2}}{_SPACE}+{_MONTH_RE}{_SPACE}+\d{{4}})"
     r"|(?P<time>(?<!\d)\d{1,2}:\d{2}(?!\d))"
+    r"|(?P<frac>(?<![\d/.,])\d{1,2}/\d{1,2}(?![\d/.,]))"  # "3/4 объёма", read as "три четверти" is
     rf"|(?P<num>\d{{1,3}}(?:{_SPACE}\d{{3}})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)?)"
     rf"(?P<pct>{_SPACE}?(?:%|процент\w*|percent\b))?)",
     re.IGNORECASE,
@@ -258,7 +259,7 @@ class NumberMention:
     text: str
     start: int
     end: int
-    kind: str  # number | percent | date | time | ordinal | fraction (the last two only in words)
+    kind: str  # number | percent | date | time | ordinal | fraction (ordinals only in words; "3/4" a fraction)
     value: str
     range_with: int | None = None  # index of the other end when part of a range "5–7"
     unit: str | None = None  # time unit that follows: year | month | week | day | workday | hour | minute
@@ -338,6 +339,15 @@ def extract_numbers(text: str, words: bool = True) -> list[NumberMention]:
     return list(_extract_numbers(text, words))
 
 
+def _as_two_numbers(text: str, start: int, raw: str) -> list[NumberMention]:
+    """ "12/5" read as the two numbers it was read as before digit fractions were."""
+    top, bottom = raw.split("/")
+    first, second = _canonical_decimal(top) or top, _canonical_decimal(bottom) or bottom
+    end = start + len(raw)
+    return [NumberMention(top, start, start + len(top), "number", first),
+            NumberMention(bottom, start + len(top) + 1, end, "number", second, unit=_digit_unit(text, second, end))]
+
+
 @lru_cache(maxsize=65536)
 def _extract_numbers(text: str, words: bool) -> tuple[NumberMention, ...]:
     """extract_numbers, cached: the judge reads one claim's or fragment's numbers for several
@@ -360,6 +370,12 @@ def _extract_numbers(text: str, words: bool) -> tuple[NumberMention, ...]:
         elif m.group("time"):
             h, mi = raw.split(":")
             value, kind = (f"{int(h):02d}:{mi}" if int(h) < 24 and int(mi) < 60 else None), "time"
+        elif m.group("frac"):
+            top, bottom = (int(p) for p in raw.split("/"))
+            if not 0 < top < bottom:  # "12/5", "3/3": not a proper fraction, two numbers as before
+                found.extend(_as_two_numbers(text, m.start(), raw))
+                continue
+            value, kind = numerals.canonical(Fraction(top, bottom)), "fraction"
         else:
             value = _canonical_decimal(m.group("num"))
             kind = "percent" if m.group("pct") else "number"

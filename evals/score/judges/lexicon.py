@@ -708,25 +708,39 @@ _EXCEPTION_KEPT_RE = re.compile(
 
 # Where one rule of a fragment ends and the next begins: "; ", ". ", ", а также ", ", а ".
 PART_SHARE = 0.5
-_SEGMENT_END_RE = re.compile(r";\s*|\.\s+|,?\s+а также\s+|,\s+а\s+")
+_SEGMENT_END_RE = re.compile(r";\s*|\.\s+|,?\s+а также\s+|,\s+а\s+|:\s+(?=\d{1,2}\)\s)")
 
 
 def about_another_part(claim: str, evidence: str, position: int) -> bool:
     """The claim is about another part of the fragment than the one at position: some other
-    part (split at "; ", ". ", ", а также ", ", а ") holds more of the claim's content stems, and
+    part (split at "; ", ". ", ", а также ", ", а ", and ": " before a list's "1) ") holds more of the
+    claim's content stems, and
     the part at position less than PART_SHARE of them.
     An exception, condition or delegation binds only the part it stands in ("обязана обеспечить
     совместное пребывание, за исключением …, а также предоставить информацию": a claim about the
     information drops no exception)."""
-    bounds = [0, *(m.end() for m in _SEGMENT_END_RE.finditer(evidence)), len(evidence)]
-    if len(bounds) < 3:
+    held, here, claim_stems = _part_holdings(claim, evidence, position)
+    if len(held) < 2:
         return False
-    claim_stems = set(content_stems(claim))
-    held = [len(claim_stems & set(content_stems(evidence[a:b]))) for a, b in zip(bounds, bounds[1:], strict=False)]
-    here = next(i for i in range(len(held)) if position < bounds[i + 1] or i == len(held) - 1)
     # a claim over several parts ("обладают всеми правами …, и ограничивать их нельзя") is about
     # each part that holds half its content
     return max(held) > held[here] and held[here] < PART_SHARE * len(claim_stems)
+
+
+def holds_half_of(claim: str, evidence: str, position: int) -> bool:
+    """The part of the fragment at position holds at least PART_SHARE of the claim's content stems."""
+    held, here, claim_stems = _part_holdings(claim, evidence, position)
+    return held[here] >= PART_SHARE * len(claim_stems)
+
+
+def _part_holdings(claim: str, evidence: str, position: int) -> tuple[list[int], int, set[str]]:
+    """How many of the claim's content stems each part of the fragment holds, which part holds
+    position, and the stems."""
+    bounds = [0, *(m.end() for m in _SEGMENT_END_RE.finditer(evidence)), len(evidence)]
+    claim_stems = set(content_stems(claim))
+    held = [len(claim_stems & set(content_stems(evidence[a:b]))) for a, b in zip(bounds, bounds[1:], strict=False)]
+    here = next(i for i in range(len(held)) if position < bounds[i + 1] or i == len(held) - 1)
+    return held, here, claim_stems
 
 
 def dropped_exception(claim: str, evidence: str) -> str | None:
@@ -941,7 +955,9 @@ _CLASS_NOUN_RE = re.compile(r"(?:\s+(?:и|или)\s+[^\W\d_]+)?\s+(?:групп|
 
 def dropped_bound(claim: str, evidence: str) -> str | None:
     """The fragment bounds a number ("на срок не более десяти дней", "при сроке до двенадцати
-    недель") in the part the claim is about, and the claim states no number at all. One is
+    недель", "стаж не менее пяти лет") in the part the claim is about, and the claim states no
+    number at all: without the bound a permission or a requirement reads wider. Not "не реже":
+    a duty stated without its least frequency still holds. One is
     left out: "не чаще раза в год" says "одного" without the word. A claim with no verb states no
     rule to bound ("Температура в холодильнике, °C." quotes a table's heading)."""
     from evals.text.lemmas import part_of_speech
@@ -955,7 +971,11 @@ def dropped_bound(claim: str, evidence: str) -> str | None:
         picks_class = mention.kind == "ordinal" and _CLASS_NOUN_RE.match(evidence, mention.end) is not None
         if (mention.value == "1" and not picks_class) or (_bound(evidence, mention) == "none" and not picks_class):
             continue
-        if not about_another_part(claim, evidence, mention.start):
+        if "не реже" in evidence[max(0, mention.start - 30) : mention.start]:
+            continue  # a duty's least frequency: without it the duty still holds, nothing is widened
+        # the claim must be about that part: half of it held there (a half-invented claim is
+        # partial for what it invents, not for the bound)
+        if holds_half_of(claim, evidence, mention.start):
             return f"claim drops the bound '{evidence[max(0, mention.start - 12) : mention.end].strip()}'"
     return None
 
