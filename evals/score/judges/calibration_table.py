@@ -3,21 +3,23 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-3.142757, 2.251009, -1.096832, -1.142838, 0.192096, -2.421432, 0.687291, 0.13348, 1.692424],
+        "weights": [-3.052014, 2.015703, -1.172653, -0.820017, -0.022952, -2.533126, 0.903747, 0.059307, 1.573598],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_blind.jsonl + "
             "bench/judge_ru_blind2.jsonl + "
-            "bench/judge_ru_blind3.jsonl, 478 pairs"),
-        "cross_fitted_ece": 0.0337,
-        "cross_fitted_macro_f1": 0.8531,
+            "bench/judge_ru_blind3.jsonl + "
+            "bench/judge_ru_blind4.jsonl, 578 pairs"),
+        "cross_fitted_ece": 0.0388,
+        "cross_fitted_macro_f1": 0.8417,
         "reliability": [
-            [0.0, 0.1, 243, 0.0234, 0.0123],
-            [0.4, 0.5, 1, 0.4149, 1.0],
-            [0.5, 0.6, 11, 0.5672, 0.9091],
-            [0.6, 0.7, 80, 0.663, 0.5625],
-            [0.7, 0.8, 127, 0.745, 0.7953],
-            [0.8, 0.9, 16, 0.8231, 0.8125],
+            [0.0, 0.1, 299, 0.0346, 0.0268],
+            [0.1, 0.2, 1, 0.1251, 0.0],
+            [0.4, 0.5, 2, 0.4698, 0.5],
+            [0.5, 0.6, 22, 0.5695, 0.7273],
+            [0.6, 0.7, 109, 0.6602, 0.578],
+            [0.7, 0.8, 131, 0.7436, 0.7939],
+            [0.8, 0.9, 14, 0.8181, 0.9286],
         ],
     },
     "en": {
