@@ -421,3 +421,12 @@ def test_dropped_classes_and_added_times(evidence: str, claim: str, supported: b
 )
 def test_fractions_list_items_and_least_frequencies(evidence: str, claim: str, supported: bool) -> None:
     assert_verdict(evidence, claim, supported)
+
+
+def test_primary_is_the_first() -> None:
+    # "первичный патронаж" states "первый патронаж", not a second one
+    evidence = "Первичный патронаж новорождённого осуществляется медицинской сестрой в течение трёх суток после выписки."
+    assert_verdict(evidence, "Первый патронаж новорождённого медсестра проводит в течение трёх суток после выписки.",
+                   True)
+    assert_verdict(evidence, "Второй патронаж новорождённого медсестра проводит в течение трёх суток после выписки.",
+                   False)

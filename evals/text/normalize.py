@@ -455,6 +455,8 @@ def _held(text: str) -> tuple[tuple[tuple[str, str | None], ...], frozenset[tupl
     values = tuple((m.value, m.unit) for m in mentions)
     durations = _durations(norm, mentions)
     # only where the fragment states no age of its own ("несовершеннолетних, не достигших шестнадцати лет")
+    if "первичн" in norm:  # "первичный патронаж" is "первый патронаж"
+        values += (("1", None),)
     if "совершеннолет" in norm and _MAJORITY.search(norm) and not any(unit == "year" for _, unit in values):
         values += (_MAJORITY_AGE,)
         if _MAJORITY_DURATION is not None:
