@@ -3,23 +3,23 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-3.052014, 2.015703, -1.172653, -0.820017, -0.022952, -2.533126, 0.903747, 0.059307, 1.573598],
+        "weights": [-2.977217, 2.040537, -1.110836, -0.89065, -0.049986, -2.585308, 0.864187, 0.047705, 1.653711],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_blind.jsonl + "
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
             "bench/judge_ru_blind4.jsonl, 578 pairs"),
-        "cross_fitted_ece": 0.0388,
-        "cross_fitted_macro_f1": 0.8417,
+        "cross_fitted_ece": 0.035,
+        "cross_fitted_macro_f1": 0.8436,
         "reliability": [
-            [0.0, 0.1, 299, 0.0346, 0.0268],
-            [0.1, 0.2, 1, 0.1251, 0.0],
-            [0.4, 0.5, 2, 0.4698, 0.5],
-            [0.5, 0.6, 22, 0.5695, 0.7273],
-            [0.6, 0.7, 109, 0.6602, 0.578],
-            [0.7, 0.8, 131, 0.7436, 0.7939],
-            [0.8, 0.9, 14, 0.8181, 0.9286],
+            [0.0, 0.1, 298, 0.0316, 0.0235],
+            [0.1, 0.2, 1, 0.1182, 0.0],
+            [0.4, 0.5, 2, 0.4746, 0.5],
+            [0.5, 0.6, 21, 0.5726, 0.7143],
+            [0.6, 0.7, 109, 0.6608, 0.578],
+            [0.7, 0.8, 134, 0.7432, 0.7985],
+            [0.8, 0.9, 13, 0.8184, 0.9231],
         ],
     },
     "en": {
