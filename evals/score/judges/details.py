@@ -39,7 +39,7 @@ from evals.text.normalize import extract_numbers
 # OpenCorpora tags of the words a detail is made of (nouns, adjectives, participles, adverbs).
 _DETAIL_POS = frozenset({"NOUN", "ADJF", "ADJS", "PRTF", "PRTS", "ADVB", "COMP", "GRND"})
 # Adjectives that point rather than describe: never a detail of their own.
-_POINTING = frozenset({"тот", "иной", "другой", "который", "этот", "такой", "весь", "свой", "каждый", "сам",
+POINTING = frozenset({"тот", "иной", "другой", "который", "этот", "такой", "весь", "свой", "каждый", "сам",
                        "самый", "один", "данный", "настоящий", "ваш", "наш", "мой", "твой"})
 # What may sit between two words of one phrase (one at a time).
 _GLUE = frozenset({"и", "или", "в", "во", "на", "с", "со", "по", "для", "при", "из", "от", "к", "о", "об", "а",
@@ -61,7 +61,7 @@ _LATIN_NAME = re.compile(r"[a-z][a-z0-9]+")
 def _detail_word(word: str) -> bool:
     if _LATIN_NAME.fullmatch(word):  # a Latin word in a Russian claim names something ("портал egov")
         return True
-    return lemma(word) not in _POINTING and part_of_speech(word) in _DETAIL_POS
+    return lemma(word) not in POINTING and part_of_speech(word) in _DETAIL_POS
 
 
 def _phrases(claim: str, unheld: set[str]) -> tuple[list[list[str]], list[list[str]]]:
@@ -89,7 +89,7 @@ def _phrases(claim: str, unheld: set[str]) -> tuple[list[list[str]], list[list[s
         elif word in _GLUE and current and not glued:
             said.append(word)
             glued = True
-        elif current and lemma(word) in _POINTING:  # "на своём интернет-ресурсе": a pointer joins, as glue does
+        elif current and lemma(word) in POINTING:  # "на своём интернет-ресурсе": a pointer joins, as glue does
             said.append(word)
         else:
             if current and not started_first:
