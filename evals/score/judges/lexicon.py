@@ -44,7 +44,8 @@ _LOWER = ("не реже", "не менее", "не меньше", "не ран�
           "более", "больше", "at least", "no less than", "not less than", "no fewer than", "minimum", "more than",
           "over", "over", "from", "exceeding", "above", "no earlier than")
 _UPPER = ("не более", "не больше", "не позднее", "не позже", "не свыше", "не старше", "не чаще", "до", "младше",
-          "не превышая", "в пределах", "в течение", "в срок до", "в срок не позднее",
+          "не превышая", "не превышающий", "не превышающего", "не превышающую", "не превышающих", "в пределах",
+          "в течение", "в срок до", "в срок не позднее",
           "максимум", "не превышает", "не превышающ", "менее", "меньше", "at most", "no more than",
           "not more than", "up to", "maximum", "no later than", "less than", "fewer than", "under", "below",
           "within", "not exceeding")
@@ -146,10 +147,11 @@ class NumberCue:
 
     value: str
     bound: str  # lower | upper | none
+    unit: str | None = None  # the time or measure unit the number counts, when it names one
 
 
 # A bound written after the number: "16 лет и старше", "5 дней и более".
-_AFTER_LOWER_RE = re.compile(r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:и|или)\s+(?:старше|более|больше|выше|свыше)(?!\w)|"
+_AFTER_LOWER_RE = re.compile(r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:и|или)\s+(?:старше|более|больше|выше|свыше|дольше)(?!\w)|"
                              r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:or|and)\s+(?:older|more|above|over)(?!\w)")
 _AFTER_UPPER_RE = re.compile(r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:и|или)\s+(?:младше|менее|меньше|ниже)(?!\w)|"
                              r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:or|and)\s+(?:younger|less|fewer|below|under)(?!\w)")
@@ -159,15 +161,27 @@ _AFTER_UPPER_RE = re.compile(r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:и|или)\s+(?:мл
 def number_cues(norm_text: str) -> tuple[NumberCue, ...]:
     """Numbers with their bound: "не реже 1 раза в 6 месяцев" → 1 (lower), 6 (lower);
     "16 лет и старше" → 16 (lower)."""
-    return tuple(NumberCue(mention.value, _bound(norm_text, mention)) for mention in extract_numbers(norm_text))
+    return tuple(NumberCue(mention.value, _bound(norm_text, mention), mention.unit)
+                 for mention in _numbers_and_durations(norm_text))
 
 
-def number_bounds(norm_text: str, values: set[str]) -> dict[str, set[str]]:
+def _numbers_and_durations(norm_text: str) -> list[NumberMention]:
+    """The numbers of the text, and a unit word that stands for one of itself ("не позднее чем
+    через год", "в течение суток") as the number one of that unit, so that its bound is read."""
+    bare = [NumberMention(norm_text[start:end], start, end, "number", "1", unit=unit, written="words")
+            for start, end, unit in numerals.bare_durations(norm_text)]
+    return extract_numbers(norm_text) + bare
+
+
+def number_bounds(norm_text: str, values: set[str], units: dict[str, str] | None = None) -> dict[str, set[str]]:
     """The bounds (as number_cues reads them) each of `values` has in norm_text; the other
-    numbers' bounds are not read (a claim's few bounded values against a long fragment)."""
+    numbers' bounds are not read (a claim's few bounded values against a long fragment). A value
+    given a unit is read only where it counts that unit: "5 рабочих дней", not the "5." that
+    numbers the paragraph."""
     out: dict[str, set[str]] = {}
-    for mention in extract_numbers(norm_text):
-        if mention.value in values:
+    units = units or {}
+    for mention in _numbers_and_durations(norm_text):
+        if mention.value in values and units.get(mention.value, mention.unit) == mention.unit:
             out.setdefault(mention.value, set()).add(_bound(norm_text, mention))
     return out
 
@@ -188,6 +202,30 @@ def _bound(norm_text: str, mention: NumberMention) -> str:
     elif _AFTER_UPPER_RE.match(after):
         bound = "upper"
     return bound
+
+
+# An order against an event: "до начала деятельности" against "после начала деятельности".
+_EVENT_ORDER_RE = re.compile(r"(?<!\w)(до|после|прежде)\s+([^\W\d_]{3,})")
+
+
+def event_order_conflicts(claim: str, evidence: str) -> list[str]:
+    """The claim puts something after an event the evidence puts it before, or the reverse (the
+    event named by the same word: "после начала работы" against "до начала работы")."""
+    def orders(text: str) -> dict[str, tuple[str, set[str]]]:
+        found: dict[str, tuple[str, set[str]]] = {}
+        for m in _EVENT_ORDER_RE.finditer(text):
+            if number_word(m.group(2)) is None:
+                entry = found.setdefault(stem(m.group(2)), (m.group(2), set()))
+                entry[1].add("after" if m.group(1) == "после" else "before")
+        return found
+
+    claimed = orders(claim)
+    if not claimed:
+        return []
+    stated = orders(evidence)
+    return [f"claim says {'after' if order == {'after'} else 'before'} {word}, the evidence the opposite"
+            for event, (word, order) in claimed.items()
+            if len(order) == 1 and event in stated and stated[event][1] == {"before", "after"} - order]
 
 
 def negation_count(norm_text: str) -> int:
@@ -917,23 +955,37 @@ _CLAIM_CONDITION_RE = re.compile(
 )
 
 
-def dropped_condition(claim: str, evidence: str) -> str | None:
+# A circumstance "при …" ("при выявлении признаков заболевания", "при отрицательном результате
+# пробы") limits a rule as a condition does, but "при" also just names a setting ("при обработке
+# изделий"), so it is read only in the sentence that holds the claim best: a verbatim quote of one
+# sentence drops nothing that a neighbouring sentence's "при" says (the demo's answers quote
+# several chunks at once).
+# "при соблюдении следующих условий:" leads in to conditions stated after it, and is not one itself.
+_CIRCUMSTANCE_RE = re.compile(
+    r"(?<!\w)при(?! наличии| условии| отсутствии| (?:соблюдении|выполнении)[^.;:]{0,40}(?:услови|требовани))(?!\w)")
+
+
+def dropped_condition(claim: str, evidence: str, closest: str | None = None) -> str | None:
     """A condition of the evidence none of whose next two content words, nor its numbers, the
     claim holds (five words when the claim states a condition of its own, "если"/"когда": it may
-    keep the fragment's in other words)."""
+    keep the fragment's in other words); a circumstance "при …" counts in `closest` (the sentence
+    holding the claim best, default the evidence) only."""
     # a claim with a condition of its own ("если", "когда") may have put the fragment's in other
     # words: there the condition counts as dropped only when none of its first five words is held
     reach = 5 if _CLAIM_CONDITION_RE.search(claim) else 2
     claim_keys = key_set(claim)
     claim_prefixes = {w[:6] for w in content_words(claim) if len(w) >= 6} if reach > 2 else set()
     claim_numbers = {m.value for m in extract_numbers(claim)}
-    for found in _CONDITION_RE.finditer(evidence):
-        if about_another_part(claim, evidence, found.start()):
+    closest = evidence if closest is None else closest
+    markers = [(evidence, m) for m in _CONDITION_RE.finditer(evidence)]
+    markers += [(closest, m) for m in _CIRCUMSTANCE_RE.finditer(closest)]
+    for text, found in markers:
+        if about_another_part(claim, text, found.start()):
             continue
-        span = evidence[found.end() : found.end() + 80]
+        span = text[found.end() : found.end() + 80]
         # the condition's own words: its next content words that the rest of the evidence does
         # not name ("если пациент представил документ": "пациент" is named before, "представил" is not)
-        before = key_set(evidence[: found.start()])
+        before = key_set(text[: found.start()])
         following = [w for w in content_words(span)[:reach + 1] if not any(k in before for k in match_keys(w))][:reach]
         # Not the marker's own word when every word after it was named before ("по согласованию с
         # врачом-эпидемиологом" after "обеспечивает врач-эпидемиолог"): tried, it called a verbatim

@@ -181,7 +181,8 @@ def _bound_conflicts(claim: str, evidence: str) -> list[str]:
     bounded = [cue for cue in lx.number_cues(claim) if cue.bound != "none"]
     if not bounded:  # most claims: no bound, nothing to compare (the evidence is not read)
         return []
-    evidence_bounds = lx.number_bounds(evidence, {cue.value for cue in bounded})
+    evidence_bounds = lx.number_bounds(evidence, {cue.value for cue in bounded},
+                                       {cue.value: cue.unit for cue in bounded if cue.unit is not None})
     conflicts = []
     opposite = {"lower": "upper", "upper": "lower"}
     for cue in bounded:
@@ -261,6 +262,18 @@ def _context(sentences: list[str], shares: list[float], floor: float) -> list[st
     return picked
 
 
+def _closest(claim_tokens: list[str], sentences: list[str], shares: list[float]) -> str:
+    """The sentence holding the claim best (its lead-in before it): most of the claim's content
+    stems, then most of its words in shared bigrams (the sentence a verbatim quote quotes, not a
+    neighbour on the same topic)."""
+    top = max(shares)
+    tied = [i for i, share in enumerate(shares) if share == top]
+    if len(tied) > 1:
+        matched = {i: _bigram_matched(claim_tokens, lx.token_stream(sentences[i])) for i in tied}
+        tied = [i for i in tied if matched[i] == max(matched.values())]
+    return " ".join(_context(sentences, [1.0 if i in tied else 0.0 for i in range(len(sentences))], 1.0))
+
+
 def _russian_features(
     claim_raw: str, texts: list[str], question: str | None = None, every_rule: bool = False
 ) -> OfflineFeatures | None:
@@ -282,6 +295,7 @@ def _russian_features(
     best = max(range(len(sentences)), key=lambda i: shares[i])
     context_sentences = _context(sentences, shares, ALIGN_COVERAGE) or _context(sentences, shares, shares[best])
     context = " ".join(context_sentences)
+    closest = _closest(claim_tokens, sentences, shares)
     measured = {
         "tokens": len(claim_tokens),
         "matched": _bigram_matched(claim_tokens, lx.token_stream(evidence)),
@@ -295,7 +309,7 @@ def _russian_features(
     # coverage floors), so it is not read (0.93–0.98 of the time on bench/judge_speed.py's pairs).
     hard_checks: dict[str, Callable[[], object]] = {
         "missing_numbers": lambda: tuple(missing_numbers(claim, texts, strict_units=True)),
-        "bound_conflicts": lambda: tuple(_bound_conflicts(claim, evidence)),
+        "bound_conflicts": lambda: tuple(_bound_conflicts(claim, evidence) + lx.event_order_conflicts(claim, evidence)),
         "negation_flips": lambda: tuple(_russian_flips(claim, context_sentences, context)),
         # "не … без X", "нельзя, пока не X": a negation that restates a restriction (lexicon.only_with)
         "negation_unheld": lambda: None if lx.only_with(claim, context) else lx.negation_unheld(claim, context),
@@ -310,7 +324,7 @@ def _russian_features(
     partial_checks: dict[str, Callable[[], object]] = {
         "exception_dropped": lambda: lx.dropped_exception(claim, context),
         "restriction_dropped": lambda: lx.dropped_restriction(claim, context),
-        "condition_dropped": lambda: lx.dropped_condition(claim, context),
+        "condition_dropped": lambda: lx.dropped_condition(claim, context, closest),
         "universal_added": lambda: lx.added_universal(claim, evidence),
         "qualifier_dropped": lambda: lx.dropped_qualifier(claim, context),
         "bound_dropped": lambda: lx.dropped_bound(claim, context),
