@@ -9,6 +9,7 @@ Everything here is built in (no downloads): snowball stemmers come compiled with
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -959,33 +960,56 @@ _CLAIM_CONDITION_RE = re.compile(
 # пробы") limits a rule as a condition does, but "при" also just names a setting ("при обработке
 # изделий"), so it is read only in the sentence that holds the claim best: a verbatim quote of one
 # sentence drops nothing that a neighbouring sentence's "при" says (the demo's answers quote
-# several chunks at once).
-# "при соблюдении следующих условий:" leads in to conditions stated after it, and is not one itself.
+# several chunks at once). Not "как при …, так и …", which includes, and not "при соблюдении
+# следующих условий:", which leads in to conditions stated after it.
 _CIRCUMSTANCE_RE = re.compile(
-    r"(?<!\w)при(?! наличии| условии| отсутствии| (?:соблюдении|выполнении)[^.;:]{0,40}(?:услови|требовани))(?!\w)")
+    r"(?<!\w)(?<!как )при(?! наличии| условии| отсутствии| (?:соблюдении|выполнении)[^.;:]{0,40}(?:услови|требовани))"
+    r"(?!\w)")
+_CLAIM_CIRCUMSTANCE_RE = re.compile(r"(?<!\w)при\s+[^\W\d_]")
+CIRCUMSTANCE_REACH = 4  # content words after "при" that name the circumstance
 
 
-def dropped_condition(claim: str, evidence: str, closest: str | None = None) -> str | None:
+def dropped_circumstance(claim: str, closest: str) -> str | None:
+    """A circumstance "при …" of the sentence holding the claim best none of whose next four
+    content words (those not named before it), nor its numbers, the claim holds. A claim with a
+    circumstance or condition of its own ("при ВРТ", "если она оставит ребёнка себе") may restate
+    the fragment's in other words: not read."""
+    if _CLAIM_CIRCUMSTANCE_RE.search(claim) or _CLAIM_CONDITION_RE.search(claim):
+        return None
+    held = _holder(claim)
+    claim_numbers = {m.value for m in extract_numbers(claim)}
+    for found in _CIRCUMSTANCE_RE.finditer(closest):
+        if about_another_part(claim, closest, found.start()):
+            continue
+        span = closest[found.end() : found.end() + 80]
+        named_before = _holder(closest[: found.start()])
+        following = [w for w in content_words(span)[:CIRCUMSTANCE_REACH + 1] if not named_before(w)]
+        following = following[:CIRCUMSTANCE_REACH]
+        if not following or any(held(w) for w in following):
+            continue
+        if claim_numbers & {m.value for m in extract_numbers(span)}:
+            continue
+        return f"claim drops the condition 'при {' '.join(following)}'"
+    return None
+
+
+def dropped_condition(claim: str, evidence: str) -> str | None:
     """A condition of the evidence none of whose next two content words, nor its numbers, the
     claim holds (five words when the claim states a condition of its own, "если"/"когда": it may
-    keep the fragment's in other words); a circumstance "при …" counts in `closest` (the sentence
-    holding the claim best, default the evidence) only."""
+    keep the fragment's in other words)."""
     # a claim with a condition of its own ("если", "когда") may have put the fragment's in other
     # words: there the condition counts as dropped only when none of its first five words is held
     reach = 5 if _CLAIM_CONDITION_RE.search(claim) else 2
     claim_keys = key_set(claim)
     claim_prefixes = {w[:6] for w in content_words(claim) if len(w) >= 6} if reach > 2 else set()
     claim_numbers = {m.value for m in extract_numbers(claim)}
-    closest = evidence if closest is None else closest
-    markers = [(evidence, m) for m in _CONDITION_RE.finditer(evidence)]
-    markers += [(closest, m) for m in _CIRCUMSTANCE_RE.finditer(closest)]
-    for text, found in markers:
-        if about_another_part(claim, text, found.start()):
+    for found in _CONDITION_RE.finditer(evidence):
+        if about_another_part(claim, evidence, found.start()):
             continue
-        span = text[found.end() : found.end() + 80]
+        span = evidence[found.end() : found.end() + 80]
         # the condition's own words: its next content words that the rest of the evidence does
         # not name ("если пациент представил документ": "пациент" is named before, "представил" is not)
-        before = key_set(text[: found.start()])
+        before = key_set(evidence[: found.start()])
         following = [w for w in content_words(span)[:reach + 1] if not any(k in before for k in match_keys(w))][:reach]
         # Not the marker's own word when every word after it was named before ("по согласованию с
         # врачом-эпидемиологом" after "обеспечивает врач-эпидемиолог"): tried, it called a verbatim
@@ -1000,7 +1024,42 @@ def dropped_condition(claim: str, evidence: str, closest: str | None = None) -> 
     return None
 
 
+# Requirements joined by "и" ("после повышения квалификации, стажировки и оценки …", "имеющие
+# сертификат … и лицензию", "прошедшие осмотр и признанные годными"): each is needed, so a claim
+# that keeps one and leaves out the last widens the rule. Only after a marker of what is required:
+# "при бактериальных, вирусных и грибковых инфекциях" lists cases, any of which is enough.
+_REQUIREMENT_RE = re.compile(
+    r"(?<!\w)(?:после|на основании|при наличии|при условии|с согласия|прошедш\w*|имеющ\w*)(?!\w)")
+_CLAUSE_END_RE = re.compile(r"[.;:]")
+
+
+def dropped_requirement(claim: str, evidence: str) -> str | None:
+    """A list of requirements joined by "и" whose first the claim keeps and whose last (its
+    first two content words, not named before the list) it holds none of."""
+    from evals.text.lemmas import part_of_speech
+
+    if " и " not in evidence:
+        return None
+    held = _holder(claim)
+    for found in _REQUIREMENT_RE.finditer(evidence):
+        end = _CLAUSE_END_RE.search(evidence, found.end())
+        span = evidence[found.end() : end.start() if end else len(evidence)][:160]
+        # the list ends where the rule's predicate starts ("после иммунизации подлежат регистрации … и учёту")
+        verb = next((m for m in _WORD.finditer(span) if part_of_speech(m.group(0)) in _VERB_POS), None)
+        span = span[: verb.start()] if verb else span
+        joint = span.find(" и ")
+        if joint < 0 or about_another_part(claim, evidence, found.start()):
+            continue
+        first, last = content_words(span[:joint]), content_words(span[joint + 3 :])[:2]
+        named_before = _holder(evidence[: found.start()])
+        last = [w for w in last if not named_before(w)]
+        if first and last and held(first[0]) and not any(held(w) for w in last):
+            return f"claim drops the requirement '… и {' '.join(last)}'"
+    return None
+
+
 _PREDICATE_POS = frozenset({"VERB", "INFN", "PRTS", "ADJS", "PRED"})
+_VERB_POS = frozenset({"VERB", "INFN", "PRTS"})  # not ADJS: "врачебно-консультационной" starts with one
 # what an ordinal picks a class of: "второй группы", "первой и второй групп", "третьей категории"
 _CLASS_NOUN_RE = re.compile(r"(?:\s+(?:и|или)\s+[^\W\d_]+)?\s+(?:групп|категори|степен|класс)")
 
@@ -1041,6 +1100,18 @@ _NOT_RESTRICTING = re.compile(r"(?:предусмотр|установл|опр�
                               r"составля)")
 
 
+def _holder(claim: str) -> Callable[[str], bool]:
+    """Whether the claim holds a word: by stem, or by a kindred six-letter start (Snowball
+    stems "диплом" as "дипл" but "дипломом" as "диплом")."""
+    keys = key_set(claim)
+    prefixes = {w[:6] for w in content_words(claim) if len(w) >= 6}
+
+    def held(word: str) -> bool:
+        return any(k in keys for k in match_keys(word)) or (len(word) >= 6 and word[:6] in prefixes)
+
+    return held
+
+
 def dropped_qualifier(claim: str, evidence: str) -> str | None:
     """The fragment restricts a noun the claim names by a participle phrase after a comma, and the
     claim holds none of that phrase's content words (by stem, or a kindred six-letter start)."""
@@ -1048,12 +1119,7 @@ def dropped_qualifier(claim: str, evidence: str) -> str | None:
 
     if ", " not in evidence:
         return None
-    keys = key_set(claim)
-    prefixes = {w[:6] for w in content_words(claim) if len(w) >= 6}
-
-    def held(word: str) -> bool:
-        return any(k in keys for k in match_keys(word)) or (len(word) >= 6 and word[:6] in prefixes)
-
+    held = _holder(claim)
     for found in _QUALIFIER_RE.finditer(evidence):
         phrase = words(found.group(1))
         lead = 1 if len(phrase) > 1 and part_of_speech(phrase[0]) == "ADVB" else 0  # "постоянно проживающие"

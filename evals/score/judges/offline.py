@@ -324,7 +324,8 @@ def _russian_features(
     partial_checks: dict[str, Callable[[], object]] = {
         "exception_dropped": lambda: lx.dropped_exception(claim, context),
         "restriction_dropped": lambda: lx.dropped_restriction(claim, context),
-        "condition_dropped": lambda: lx.dropped_condition(claim, context, closest),
+        "condition_dropped": lambda: (lx.dropped_condition(claim, context) or lx.dropped_circumstance(claim, closest)
+                                      or lx.dropped_requirement(claim, context)),
         "universal_added": lambda: lx.added_universal(claim, evidence),
         "qualifier_dropped": lambda: lx.dropped_qualifier(claim, context),
         "bound_dropped": lambda: lx.dropped_bound(claim, context),
