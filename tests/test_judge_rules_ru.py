@@ -512,3 +512,20 @@ def test_bounds_on_units_events_and_paragraph_numbers(evidence: str, claim: str,
 )
 def test_a_dropped_joint_requirement_is_partial(evidence: str, claim: str, supported: bool) -> None:
     assert_verdict(evidence, claim, supported)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # a list item's own number "3)" holds no "три месяца" of the claim
+        ("1. Лечение прекращается: 3) досрочно, но не ранее чем через шесть месяцев.",
+         "Лечение могут прекратить досрочно, но не ранее чем через три месяца.", False),
+        ("1. Лечение прекращается: 3) досрочно, но не ранее чем через шесть месяцев.",
+         "Лечение могут прекратить досрочно, но не ранее чем через 6 месяцев.", True),
+        # "организация, оказывающая помощь в области …" names a kind of organisation, it restricts nothing
+        ("Пациенту, выписанному из организации, оказывающей помощь в области психического здоровья, "
+         "возвращаются его вещи.", "Пациенту, выписанному из организации, возвращают его вещи.", True),
+    ],
+)
+def test_item_numbers_and_names_of_organisations(evidence: str, claim: str, supported: bool) -> None:
+    assert_verdict(evidence, claim, supported)

@@ -446,13 +446,24 @@ _MAJORITY_AGE = ("18", "year")
 _MAJORITY_DURATION = numerals.duration(*_MAJORITY_AGE)
 
 
+# The number of a paragraph or list item ("5. Аудиторское заключение …", ": 3) досрочно …") counts
+# nothing: under strict units it holds no claim number that counts days or months.
+ENUMERATION = "enumeration"
+_ITEM_END_RE = re.compile(r"[.)]\s")
+
+
+def _numbers_an_item(norm: str, mention: NumberMention) -> bool:
+    before = norm[: mention.start].rstrip()
+    return (not before or before[-1] in ":;") and _ITEM_END_RE.match(norm, mention.end) is not None
+
+
 @lru_cache(maxsize=65536)
 def _held(text: str) -> tuple[tuple[tuple[str, str | None], ...], frozenset[tuple[str, Fraction]]]:
     """(value, unit) of every number of one evidence text, and its exact durations (cached:
     the same chunk backs many claims)."""
     norm = normalize(text)
     mentions = extract_numbers(norm)
-    values = tuple((m.value, m.unit) for m in mentions)
+    values = tuple((m.value, ENUMERATION if _numbers_an_item(norm, m) else m.unit) for m in mentions)
     durations = _durations(norm, mentions)
     # only where the fragment states no age of its own ("несовершеннолетних, не достигших шестнадцати лет")
     if "первичн" in norm:  # "первичный патронаж" is "первый патронаж"
