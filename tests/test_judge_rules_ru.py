@@ -529,3 +529,17 @@ def test_a_dropped_joint_requirement_is_partial(evidence: str, claim: str, suppo
 )
 def test_item_numbers_and_names_of_organisations(evidence: str, claim: str, supported: bool) -> None:
     assert_verdict(evidence, claim, supported)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # a negation of the clause's last word negates the predicate before it: the same rule as "не являются основанием"
+        ("Жалобы граждан не являются основанием для внеплановых проверок аптек.",
+         "Сами по себе жалобы граждан основанием для внеплановых проверок аптек не служат.", True),
+        ("Жалобы граждан не являются основанием для внеплановых проверок аптек.",
+         "Жалобы граждан являются основанием для внеплановых проверок аптек.", False),
+    ],
+)
+def test_a_negated_last_word_negates_its_clause(evidence: str, claim: str, supported: bool) -> None:
+    assert_verdict(evidence, claim, supported)

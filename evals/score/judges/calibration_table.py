@@ -3,23 +3,22 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-2.977217, 2.040537, -1.110836, -0.89065, -0.049986, -2.585308, 0.864187, 0.047705, 1.653711],
+        "weights": [-3.027114, 2.055334, -1.138346, -0.898726, -0.04928, -2.380072, 0.836165, 0.048315, 1.735084],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_blind.jsonl + "
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
             "bench/judge_ru_blind4.jsonl, 578 pairs"),
-        "cross_fitted_ece": 0.035,
-        "cross_fitted_macro_f1": 0.8436,
+        "cross_fitted_ece": 0.0259,
+        "cross_fitted_macro_f1": 0.8554,
         "reliability": [
-            [0.0, 0.1, 298, 0.0316, 0.0235],
-            [0.1, 0.2, 1, 0.1182, 0.0],
-            [0.4, 0.5, 2, 0.4746, 0.5],
-            [0.5, 0.6, 21, 0.5726, 0.7143],
-            [0.6, 0.7, 109, 0.6608, 0.578],
-            [0.7, 0.8, 134, 0.7432, 0.7985],
-            [0.8, 0.9, 13, 0.8184, 0.9231],
+            [0.0, 0.1, 305, 0.0308, 0.023],
+            [0.1, 0.2, 1, 0.1142, 0.0],
+            [0.5, 0.6, 10, 0.5602, 0.7],
+            [0.6, 0.7, 93, 0.6658, 0.6237],
+            [0.7, 0.8, 144, 0.7449, 0.7639],
+            [0.8, 0.9, 25, 0.8159, 0.92],
         ],
     },
     "en": {

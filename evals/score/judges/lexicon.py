@@ -849,6 +849,18 @@ _POLARITY_TOKEN = re.compile(r"[^\W\d_]+|[,.;:!?()\-—]")
 NEAR = 2  # content words either side of a negation that it may govern in a paraphrase
 
 
+_CLAUSE_ENDS = frozenset(".;:!?")
+
+
+def _near_clause_final_negation(out: list[list[Any]], negation_at: list[int], clause_start: int) -> None:
+    """A negation of the clause's last word ("… основанием для проверок не служат.") negates the
+    predicate the words before it make up: each of them is near a negation (the fragment may put
+    its "не" before any of them: "не являются основанием для проверок")."""
+    if out and len(out) - 1 >= clause_start and negation_at and negation_at[-1] == len(out) - 1 and out[-1][1]:
+        for j in range(clause_start, len(out)):
+            out[j][2] = True
+
+
 @lru_cache(maxsize=65536)
 def polarity_sequence_ru(norm_text: str) -> tuple[tuple[str, bool, bool], ...]:
     """(stem, negated, near) per content word. negated: the first content word after a
@@ -859,9 +871,13 @@ def polarity_sequence_ru(norm_text: str) -> tuple[tuple[str, bool, bool], ...]:
     tokens = _POLARITY_TOKEN.findall(masked)
     out: list[list[Any]] = []
     negation_at: list[int] = []  # index in out where a negation stood
+    clause_start = 0  # index in out where the clause began
     pending = 0
     for i, token in enumerate(tokens):
         if not token[0].isalpha():
+            if token in _CLAUSE_ENDS:
+                _near_clause_final_negation(out, negation_at, clause_start)
+                clause_start = len(out)
             pending = 0
             continue
         if token in _RU_NEGATORS:
@@ -879,6 +895,7 @@ def polarity_sequence_ru(norm_text: str) -> tuple[tuple[str, bool, bool], ...]:
             continue
         out.append([stem(token), pending > 0, False, token])
         pending = 0
+    _near_clause_final_negation(out, negation_at, clause_start)
     for at in negation_at:
         for j in range(max(0, at - NEAR), min(len(out), at + NEAR + 1)):
             out[j][2] = True
