@@ -543,3 +543,19 @@ def test_item_numbers_and_names_of_organisations(evidence: str, claim: str, supp
 )
 def test_a_negated_last_word_negates_its_clause(evidence: str, claim: str, supported: bool) -> None:
     assert_verdict(evidence, claim, supported)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # "не должен быть ниже" is "должен быть не ниже": a requirement, not a prohibition
+        ("Температура в палате не должна быть ниже двадцати градусов.",
+         "Температура в палате должна быть не ниже двадцати градусов.", True),
+        ("Уровень освещённости не должен быть ниже нормы.", "Уровень освещённости обязан быть не ниже нормы.", True),
+        ("Уровень освещённости не должен быть ниже нормы.", "Уровень освещённости может быть ниже нормы.", False),
+        # "не должен превышать" (masculine too) bounds a value, it forbids nothing
+        ("Срок ожидания не должен превышать десяти дней.", "Срок ожидания — не более десяти дней.", True),
+    ],
+)
+def test_a_negated_duty_on_a_level_is_a_bound(evidence: str, claim: str, supported: bool) -> None:
+    assert_verdict(evidence, claim, supported)

@@ -452,7 +452,9 @@ _DOUBLE_OBLIGE_RU = re.compile(
 )
 
 
-_BOUND_MODAL_RU = re.compile(r"(?<!\w)не (?:должн\w*|может|могут) превыша\w*")
+_BOUND_MODAL_RU = re.compile(r"(?<!\w)не (?:долж\w*|может|могут) превыша\w*")
+# "не должен быть ниже уровня …" is "должен быть не ниже уровня …": a requirement, not a prohibition
+_NOT_BELOW_RU = re.compile(r"(?<!\w)не (?:долж\w*|может|могут) (?:быть )?(?:ниже|меньше|хуже|выше|больше)(?!\w)")
 
 
 @lru_cache(maxsize=65536)
@@ -464,6 +466,9 @@ def modalities(norm_text: str) -> frozenset[str]:
         norm_text = _BOUND_MODAL_RU.sub(" ", norm_text)
     if "обязательн" in norm_text:
         norm_text = _REQUIRED_CONDITION_RU.sub(" ", norm_text)
+    if _NOT_BELOW_RU.search(norm_text):
+        found.add("oblige")
+        norm_text = _NOT_BELOW_RU.sub(" ", norm_text)
     if _DOUBLE_OBLIGE_RU.search(norm_text):  # "не может не", "не вправе отказать": an obligation
         found.add("oblige")
         norm_text = _DOUBLE_OBLIGE_RU.sub(" ", norm_text)
