@@ -124,14 +124,13 @@ def fit_all(features: Sequence[OfflineFeatures | None], labels: Sequence[str], p
 def load_sets(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     sets: dict[str, dict[str, Any]] = {}
     if args.ru:
-        from judge_ru import article_groups, load
+        from judge_ru import article_groups, corpus_dir, load
 
         rows, groups = [], []
         for path in args.ru:  # several sets pool; each keeps its own groups (sources differ by document)
             these = load(path)
-            corpus = path.resolve().parent / ".." / ".." / "corpus" / "kz-laws" / "rus"
             rows += these
-            groups += article_groups(these, corpus if corpus.is_dir() else None)
+            groups += article_groups(these, corpus_dir(path))
         sets["ru"] = {
             "paths": args.ru, "labels": [r["label"] for r in rows],
             "features": [extract_features(JudgeInput(r["claim"], tuple(r["evidence"]), r.get("question")))

@@ -18,8 +18,12 @@ parameters refitted on the other folds only; a law's article never sits on both 
   first five letters begin an evidence word, thresholded (threshold fitted the same way).
 
 Articles are found in the law's text under --corpus (default: ../../corpus/kz-laws/rus from
-PATH's folder), "Статья N" headings; without it, pairs of one document within 3,000
-characters of each other are one group. --lemmas also measures Snowball stems, pymorphy3 lemmas
+PATH's folder, else ../shared/corpus/kz-laws/rus beside the checkout), "Статья N" headings;
+without it, pairs of one document within 3,000 characters of each other are one group.
+bench/judge_ru_real.jsonl (392 pairs over the real Health Code, other articles than the dev
+pairs', written by four helpers who saw neither the rules nor any pairs) gives its fragments as
+spans of the law's file, read from that folder: the project does not copy the corpus, and no
+claim there repeats eight words of it in a row. --lemmas also measures Snowball stems, pymorphy3 lemmas
 (when installed) and razdel against our tokenizer and sentence splitter on PATH. Nothing is
 written.
 """
@@ -49,12 +53,40 @@ _HEADING = re.compile(r"(?m)^#*\s*Статья\s+\d+")
 _WORD = re.compile(r"[^\W\d_]+")
 
 
-def load(path: Path) -> list[dict[str, Any]]:
+REPO = Path(__file__).resolve().parents[1]
+
+
+def corpus_dir(path: Path, corpus: Path | None = None) -> Path | None:
+    """The laws' folder: --corpus, else ../../corpus/kz-laws/rus from PATH's folder (the dev
+    pairs' place), else ../shared/corpus/kz-laws/rus beside the checkout; None when absent."""
+    candidates = [corpus] if corpus is not None else [
+        path.resolve().parent / ".." / ".." / "corpus" / "kz-laws" / "rus",
+        REPO / ".." / "shared" / "corpus" / "kz-laws" / "rus",
+    ]
+    return next((c for c in candidates if c.is_dir()), None)
+
+
+def load(path: Path, corpus: Path | None = None) -> list[dict[str, Any]]:
+    """The pairs of PATH. A pair may give its fragments as code-point spans of the law's file
+    ("evidence_spans", bench/judge_ru_real.jsonl: the project does not copy the corpus); they are
+    read from the corpus folder (corpus_dir), and a ValueError names it when it is absent."""
     rows = []
     with open(path, encoding="utf-8") as handle:
         for line in handle:
             if line.strip():
                 rows.append(json.loads(line))
+    laws: dict[str, str] = {}
+    for row in rows:
+        if "evidence" in row:
+            continue
+        folder = corpus_dir(path, corpus)
+        doc = str(row["source"]["document_id"])
+        if folder is None or not (folder / f"{doc}.md").is_file():
+            raise ValueError(f"{path}: its fragments are spans of the law {doc}.md; give --corpus (the folder of "
+                             "../shared/corpus/kz-laws/rus)")
+        if doc not in laws:
+            laws[doc] = (folder / f"{doc}.md").read_text(encoding="utf-8")
+        row["evidence"] = [laws[doc][start:end] for start, end in row["evidence_spans"]]
     return rows
 
 
@@ -247,9 +279,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.path}: no such file", file=sys.stderr)
         return 2
     started = time.perf_counter()
-    rows = load(args.path)
-    corpus = args.corpus or (args.path.resolve().parent / ".." / ".." / "corpus" / "kz-laws" / "rus")
-    groups = article_groups(rows, corpus if corpus.is_dir() else None)
+    try:
+        rows = load(args.path, args.corpus)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    groups = article_groups(rows, corpus_dir(args.path, args.corpus))
     labels = [r["label"] for r in rows]
     kinds = [r["kind"] for r in rows]
     truth = [lab == "supported" for lab in labels]
