@@ -559,3 +559,30 @@ def test_a_negated_last_word_negates_its_clause(evidence: str, claim: str, suppo
 )
 def test_a_negated_duty_on_a_level_is_a_bound(evidence: str, claim: str, supported: bool) -> None:
     assert_verdict(evidence, claim, supported)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # the paragraph's "3." and a reference "в пунктах 2 и 3" hold no "три" of the claim
+        ("3. Объекты надзора делятся на две группы.", "Объекты надзора делятся на три группы.", False),
+        ("Сведения, указанные в пунктах 2 и 3 настоящей статьи, хранятся в течение пяти лет.",
+         "Эти сведения хранятся три года.", False),
+        ("Сведения, указанные в пунктах 2 и 3 настоящей статьи, хранятся в течение пяти лет.",
+         "Эти сведения хранятся пять лет.", True),
+        # a list's last item number is how many items it has
+        ("Смерть констатируют по совокупности признаков: 1) остановка сердца; 2) прекращение дыхания; "
+         "3) отсутствие реакции зрачков.", "Смерть констатируют по трём признакам сразу: остановка сердца, "
+         "прекращение дыхания и отсутствие реакции зрачков.", True),
+        # the claim's own reference "п. 5 ст. 12" is no number it states
+        ("Освидетельствование проводится по основаниям, предусмотренным пунктом 5 статьи 12 настоящего Закона.",
+         "Освидетельствование проводят по основаниям п. 5 ст. 12 Закона.", True),
+        # how often: the count the same, the period not
+        ("Проверки без посещения проводятся не чаще одного раза в квартал.",
+         "Проверки без посещения проводятся не чаще одного раза в месяц.", False),
+        ("Проверки без посещения проводятся не чаще одного раза в квартал.",
+         "Проверки без посещения проводят не чаще раза в квартал.", True),
+    ],
+)
+def test_item_numbers_references_and_periods(evidence: str, claim: str, supported: bool) -> None:
+    assert_verdict(evidence, claim, supported)

@@ -446,15 +446,23 @@ _MAJORITY_AGE = ("18", "year")
 _MAJORITY_DURATION = numerals.duration(*_MAJORITY_AGE)
 
 
-# The number of a paragraph or list item ("5. Аудиторское заключение …", ": 3) досрочно …") counts
-# nothing: under strict units it holds no claim number that counts days or months.
+# The number of a paragraph or list item ("5. Аудиторское заключение …", ": 3) досрочно …") and a
+# reference to one ("в пунктах 2 и 3 настоящей статьи") count nothing: under strict units they
+# hold no number of the claim ("три группы", "три года").
+# A list's last item number is how many items it has: "1) …; 2) …; 3) …" holds "три признака".
 ENUMERATION = "enumeration"
+LIST_LENGTH = "list length"
 _ITEM_END_RE = re.compile(r"[.)]\s")
+_REFERENCE_BEFORE_RE = re.compile(
+    r"(?:(?<!\w)(?:пункт|подпункт|стать|глав|част|раздел)\w*|(?<!\w)(?:п|пп|ст|гл|ч)\.)\s*(?:[\d.]+\s*(?:,|и|или)?\s*)*$")
 
 
 def _numbers_an_item(norm: str, mention: NumberMention) -> bool:
     before = norm[: mention.start].rstrip()
-    return (not before or before[-1] in ":;") and _ITEM_END_RE.match(norm, mention.end) is not None
+    if (not before or before[-1] in ":;") and _ITEM_END_RE.match(norm, mention.end) is not None:
+        return True
+    window = max(0, mention.start - 60)
+    return mention.kind == "number" and _REFERENCE_BEFORE_RE.search(norm, window, mention.start) is not None
 
 
 @lru_cache(maxsize=65536)
@@ -464,6 +472,10 @@ def _held(text: str) -> tuple[tuple[tuple[str, str | None], ...], frozenset[tupl
     norm = normalize(text)
     mentions = extract_numbers(norm)
     values = tuple((m.value, ENUMERATION if _numbers_an_item(norm, m) else m.unit) for m in mentions)
+    items = [int(m.value) for m in mentions if m.value.isdigit() and norm.startswith(")", m.end)
+             and _numbers_an_item(norm, m)]
+    if items:
+        values += ((str(max(items)), LIST_LENGTH),)
     durations = _durations(norm, mentions)
     # only where the fragment states no age of its own ("несовершеннолетних, не достигших шестнадцати лет")
     if "первичн" in norm:  # "первичный патронаж" is "первый патронаж"
@@ -498,6 +510,10 @@ def missing_numbers(claim_text: str, evidence_texts: Sequence[str], strict_units
     for m in claim:
         held_duration = (d := mention_duration(m)) is not None and d in evidence_durations
         units = units_of.get(m.value)
+        if strict_units and units is not None:
+            if _numbers_an_item(claim_norm, m):
+                continue  # the claim quotes the item's own number ("3.5. В кабинетах …")
+            units = (units - {ENUMERATION} - ({LIST_LENGTH} if m.unit is not None else set())) or None
         held_value = units is not None and (
             not strict_units or m.unit is None or None in units or m.unit in units or m.kind == "ordinal"
         )

@@ -229,6 +229,30 @@ def event_order_conflicts(claim: str, evidence: str) -> list[str]:
             if len(order) == 1 and event in stated and stated[event][1] == {"before", "after"} - order]
 
 
+# How often: "один раз в месяц" against "один раз в квартал" (the count the same, the period not).
+_PERIOD_OF = {"год": "year", "полгода": "half-year", "квартал": "quarter", "месяц": "month", "неделю": "week",
+              "день": "day", "сутки": "day", "смену": "shift"}
+_FREQUENCY_RE = re.compile(r"(?<!\w)раза? в (" + "|".join(_PERIOD_OF) + r")(?!\w)")
+_FREQUENCY_ADVERB = {"ежегодно": "year", "ежеквартально": "quarter", "ежемесячно": "month", "еженедельно": "week",
+                     "ежедневно": "day", "ежесуточно": "day"}
+
+
+def _periods(norm_text: str) -> set[str]:
+    found = {_PERIOD_OF[m.group(1)] for m in _FREQUENCY_RE.finditer(norm_text)}
+    return found | {period for word, period in _FREQUENCY_ADVERB.items() if word in norm_text}
+
+
+def frequency_conflicts(claim: str, evidence: str) -> list[str]:
+    """The claim states how often ("раз в месяц", "ежегодно") and the evidence states only other periods."""
+    said = _periods(claim)
+    if not said:
+        return []
+    stated = _periods(evidence)
+    if stated and not said & stated:
+        return [f"claim says once a {sorted(said)[0]}, the evidence once a {sorted(stated)[0]}"]
+    return []
+
+
 def negation_count(norm_text: str) -> int:
     """Plain negations, not counting the "не" of bound phrases ("не реже", "не более")."""
     masked = _BOUND_RE.sub(" ", norm_text)

@@ -309,7 +309,8 @@ def _russian_features(
     # coverage floors), so it is not read (0.93–0.98 of the time on bench/judge_speed.py's pairs).
     hard_checks: dict[str, Callable[[], object]] = {
         "missing_numbers": lambda: tuple(missing_numbers(claim, texts, strict_units=True)),
-        "bound_conflicts": lambda: tuple(_bound_conflicts(claim, evidence) + lx.event_order_conflicts(claim, evidence)),
+        "bound_conflicts": lambda: tuple(_bound_conflicts(claim, evidence) + lx.event_order_conflicts(claim, evidence)
+                                         + lx.frequency_conflicts(claim, evidence)),
         "negation_flips": lambda: tuple(_russian_flips(claim, context_sentences, context)),
         # "не … без X", "нельзя, пока не X": a negation that restates a restriction (lexicon.only_with)
         "negation_unheld": lambda: None if lx.only_with(claim, context) else lx.negation_unheld(claim, context),
