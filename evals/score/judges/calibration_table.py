@@ -3,22 +3,22 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-3.027114, 2.055334, -1.138346, -0.898726, -0.04928, -2.380072, 0.836165, 0.048315, 1.735084],
+        "weights": [-3.720239, 2.34056, -0.452497, -1.335948, -0.16943, -0.869023, 1.003219, 0.319145, 1.14925],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
-            "bench/judge_ru_blind.jsonl + "
-            "bench/judge_ru_blind2.jsonl + "
-            "bench/judge_ru_blind3.jsonl + "
-            "bench/judge_ru_blind4.jsonl, 578 pairs"),
-        "cross_fitted_ece": 0.0259,
-        "cross_fitted_macro_f1": 0.8554,
+            "bench/judge_ru_real.jsonl, 580 pairs"),
+        "cross_fitted_ece": 0.0324,
+        "cross_fitted_macro_f1": 0.8881,
         "reliability": [
-            [0.0, 0.1, 305, 0.0308, 0.023],
-            [0.1, 0.2, 1, 0.1142, 0.0],
-            [0.5, 0.6, 10, 0.5602, 0.7],
-            [0.6, 0.7, 93, 0.6658, 0.6237],
-            [0.7, 0.8, 144, 0.7449, 0.7639],
-            [0.8, 0.9, 25, 0.8159, 0.92],
+            [0.0, 0.1, 272, 0.0525, 0.0478],
+            [0.1, 0.2, 60, 0.1257, 0.1167],
+            [0.2, 0.3, 3, 0.2415, 0.6667],
+            [0.3, 0.4, 1, 0.3461, 1.0],
+            [0.5, 0.6, 6, 0.5725, 0.8333],
+            [0.6, 0.7, 12, 0.6603, 0.8333],
+            [0.7, 0.8, 69, 0.7658, 0.7826],
+            [0.8, 0.9, 135, 0.8498, 0.8222],
+            [0.9, 1.0, 22, 0.913, 1.0],
         ],
     },
     "en": {
