@@ -453,16 +453,24 @@ _MAJORITY_DURATION = numerals.duration(*_MAJORITY_AGE)
 ENUMERATION = "enumeration"
 LIST_LENGTH = "list length"
 _ITEM_END_RE = re.compile(r"[.)]\s")
-_REFERENCE_BEFORE_RE = re.compile(
-    r"(?:(?<!\w)(?:пункт|подпункт|стать|глав|част|раздел)\w*|(?<!\w)(?:п|пп|ст|гл|ч)\.)\s*(?:[\d.]+\s*(?:,|и|или)?\s*)*$")
+# the numbers a reference names, as one run: "пунктах 2 и 3", "п. 5 ст. 166"
+_REFERENCE_RUN_RE = re.compile(
+    r"(?:(?<!\w)(?:пункт|подпункт|стать|глав|част|раздел)\w*|(?<!\w)(?:п|пп|ст|гл|ч)\.)\s*((?:\d[\d.]*\s*(?:,|и|или)?\s*)+)")
 
 
-def _numbers_an_item(norm: str, mention: NumberMention) -> bool:
-    before = norm[: mention.start].rstrip()
-    if (not before or before[-1] in ":;") and _ITEM_END_RE.match(norm, mention.end) is not None:
-        return True
-    window = max(0, mention.start - 60)
-    return mention.kind == "number" and _REFERENCE_BEFORE_RE.search(norm, window, mention.start) is not None
+def _item_numbers(norm: str, mentions: Sequence[NumberMention]) -> set[int]:
+    """The starts of the mentions that number an item or paragraph, or that a reference names."""
+    runs = [(m.start(1), m.end(1)) for m in _REFERENCE_RUN_RE.finditer(norm)] if mentions else []
+    out = set()
+    for mention in mentions:
+        if _ITEM_END_RE.match(norm, mention.end) is not None:
+            head = norm[max(0, mention.start - 8) : mention.start].rstrip()  # a window: texts are long
+            if (head[-1] in ":;") if head else mention.start <= 8:
+                out.add(mention.start)
+                continue
+        if mention.kind == "number" and any(a <= mention.start < b for a, b in runs):
+            out.add(mention.start)
+    return out
 
 
 @lru_cache(maxsize=65536)
@@ -471,9 +479,10 @@ def _held(text: str) -> tuple[tuple[tuple[str, str | None], ...], frozenset[tupl
     the same chunk backs many claims)."""
     norm = normalize(text)
     mentions = extract_numbers(norm)
-    values = tuple((m.value, ENUMERATION if _numbers_an_item(norm, m) else m.unit) for m in mentions)
+    numbering = _item_numbers(norm, mentions)
+    values = tuple((m.value, ENUMERATION if m.start in numbering else m.unit) for m in mentions)
     items = [int(m.value) for m in mentions if m.value.isdigit() and norm.startswith(")", m.end)
-             and _numbers_an_item(norm, m)]
+             and m.start in numbering]
     if items:
         values += ((str(max(items)), LIST_LENGTH),)
     durations = _durations(norm, mentions)
@@ -507,11 +516,12 @@ def missing_numbers(claim_text: str, evidence_texts: Sequence[str], strict_units
             units_of.setdefault(value, set()).add(unit)
         evidence_durations |= durations
     missing: list[str] = []
+    claim_numbering = _item_numbers(claim_norm, claim) if strict_units else set()
     for m in claim:
         held_duration = (d := mention_duration(m)) is not None and d in evidence_durations
         units = units_of.get(m.value)
         if strict_units and units is not None:
-            if _numbers_an_item(claim_norm, m):
+            if m.start in claim_numbering:
                 continue  # the claim quotes the item's own number ("3.5. В кабинетах …")
             units = (units - {ENUMERATION} - ({LIST_LENGTH} if m.unit is not None else set())) or None
         held_value = units is not None and (
