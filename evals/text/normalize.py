@@ -458,9 +458,13 @@ _REFERENCE_RUN_RE = re.compile(
     r"(?:(?<!\w)(?:пункт|подпункт|стать|глав|част|раздел)\w*|(?<!\w)(?:п|пп|ст|гл|ч)\.)\s*((?:\d[\d.]*\s*(?:,|и|или)?\s*)+)")
 
 
+_REFERENCE_WORDS = ("пункт", "стать", "глав", "част", "раздел", "п.", "ст.", "гл.", "ч.")
+
+
 def _item_numbers(norm: str, mentions: Sequence[NumberMention]) -> set[int]:
     """The starts of the mentions that number an item or paragraph, or that a reference names."""
-    runs = [(m.start(1), m.end(1)) for m in _REFERENCE_RUN_RE.finditer(norm)] if mentions else []
+    referring = mentions and any(word in norm for word in _REFERENCE_WORDS)  # a cheap test first
+    runs = [(m.start(1), m.end(1)) for m in _REFERENCE_RUN_RE.finditer(norm)] if referring else []
     out = set()
     for mention in mentions:
         if _ITEM_END_RE.match(norm, mention.end) is not None:
