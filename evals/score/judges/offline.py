@@ -35,7 +35,8 @@ backed by two citations together is backed):
 - another kind of the same thing (modifiers.py: "предварительный" against "периодические
   осмотры"); all of these make the claim unsupported;
 - partial: an exception ("за исключением", "кроме"), restriction ("только"), condition
-  ("при наличии …", "по решению …"), restricting participle phrase or bounded number the claim
+  ("при наличии …", "по решению …", a circumstance "при …" of the sentence the claim quotes, the
+  last of requirements joined by "и"), restricting participle phrase or bounded number the claim
   drops in the part of the rule it is about (split at "; ", ". ", ", а также ", ", а "), a
   quantifier ("любой", "всегда") or a detail phrase or time (details.py: «в электронном виде»,
   «ежегодно», no fragment or the question holds it) it adds, or content words the fragment
@@ -43,8 +44,8 @@ backed by two citations together is backed):
 Rules are read in that order and stop at the first that fires (extract_features every_rule
 reads them all). A batch of PARALLEL_MIN_ITEMS or more is judged by forked workers.
 Content coverage below RU_PARAMS.partial_coverage is unsupported (on the topic, not stating
-the claim). The two coverage floors are the learned numbers (bench/judge_ru.py, fitted on
-the dev pairs, cross-validated by source article).
+the claim). The two coverage floors are the learned numbers (fit_ru_params on 970 Russian
+pairs pooled, see RU_PARAMS; bench/judge_ru.py cross-validates them by source article).
 """
 
 from __future__ import annotations
