@@ -1076,7 +1076,7 @@ def dropped_condition(claim: str, evidence: str) -> str | None:
 # "при бактериальных, вирусных и грибковых инфекциях" lists cases, any of which is enough.
 _REQUIREMENT_RE = re.compile(
     r"(?<!\w)(?:после|на основании|при наличии|при условии|с согласия|прошедш\w*|имеющ\w*)(?!\w)")
-_CLAUSE_END_RE = re.compile(r"[.;:]")
+_CLAUSE_END_RE = re.compile("[" + re.escape("".join(sorted(_CLAUSE_ENDS))) + "]")  # the polarity reading's clause ends
 
 
 def dropped_requirement(claim: str, evidence: str) -> str | None:
