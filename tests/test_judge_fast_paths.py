@@ -134,3 +134,46 @@ def test_a_large_batch_in_worker_processes_gives_one_process_verdicts() -> None:
     in_workers = OfflineJudge(workers=2).judge(items)
     assert in_workers == OfflineJudge(workers=1).judge(items)
     assert len(in_workers) == PARALLEL_MIN_ITEMS
+
+
+def _only_with_plain(claim: str, evidence: str) -> bool:
+    return any((lx._NOT_WITHOUT_RE.search(a) is not None and lx._ONLY_RE.search(b) is not None
+                and " без " not in f" {b} ")
+               or (lx._NOT_DONE_BARRED_RE.search(a) is not None and lx._ONLY_IF_RE.search(b) is not None)
+               or (lx._NOT_UNTIL_RE.search(a) is not None and lx._AFTER_RE.search(b) is not None)
+               for a, b in ((evidence, claim), (claim, evidence)))
+
+
+def test_only_with_literal_tests_change_no_reading() -> None:
+    texts = _texts() + [normalize(t) for t in (
+        "Не допускается проведение осмотра без согласия пациента.",
+        "Осмотр проводится только с согласия пациента.",
+        "Не прошедшие медицинский осмотр к работе не допускаются.",
+        "К работе допускаются лица только при условии прохождения осмотра.",
+        "Нельзя допускать работника, пока он не прошел инструктаж.",
+        "Работника допускают после инструктажа.")]
+    assert lx.only_with(texts[-5], texts[-6]) and lx.only_with(texts[-3], texts[-4])
+    assert lx.only_with(texts[-1], texts[-2])  # the three readings each fire on their pair
+    for claim in texts[-6:]:
+        for evidence in texts:
+            assert lx.only_with(claim, evidence) == _only_with_plain(claim, evidence), (claim, evidence)
+
+
+def test_is_russian_counts_as_before() -> None:
+    for text in _texts() + ["x а", "ab а", "аб x", "", "123"]:
+        assert lx.is_russian(text) == (len(lx._CYRILLIC.findall(text)) > len(lx._LATIN.findall(text))), text
+
+
+def test_a_batch_leaves_the_cycle_collector_as_it_found_it() -> None:
+    import gc
+
+    items = [JudgeInput("Врач проводит осмотр.", ("Врач проводит осмотр ежегодно.",))]
+    assert gc.isenabled()
+    OfflineJudge(workers=1).judge(items)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        OfflineJudge(workers=1).judge(items)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -420,7 +420,10 @@ def expand_abbreviations(norm_text: str) -> str:
 
 def is_russian(norm_text: str) -> bool:
     """More Cyrillic letters than Latin ones."""
-    return len(_CYRILLIC.findall(norm_text)) > len(_LATIN.findall(norm_text))
+    latin = len(_LATIN.findall(norm_text))
+    if not latin:  # the usual Russian text: one Cyrillic letter is enough, the rest need not be counted
+        return _CYRILLIC.search(norm_text) is not None
+    return len(_CYRILLIC.findall(norm_text)) > latin
 
 
 def match_keys(word: str) -> tuple[str, ...]:
@@ -1206,10 +1209,16 @@ def only_with(claim: str, evidence: str) -> bool:
     one side bars who has not done X ("не прошедшие … не допускаются"), the other admits only
     with X ("допускают только при условии, что прошёл"); or one side says "нельзя … пока не X",
     the other "после X"."""
-    return any((_NOT_WITHOUT_RE.search(a) is not None and _ONLY_RE.search(b) is not None and " без " not in f" {b} ")
-               or (_NOT_DONE_BARRED_RE.search(a) is not None and _ONLY_IF_RE.search(b) is not None)
-               or (_NOT_UNTIL_RE.search(a) is not None and _AFTER_RE.search(b) is not None)
-               for a, b in ((evidence, claim), (claim, evidence)))
+    # each regex's literal is looked for first: most pairs hold none of "без", "не ", "пока"
+    for a, b in ((evidence, claim), (claim, evidence)):
+        if ("без" in a and _ONLY_RE.search(b) is not None and " без " not in f" {b} "
+                and _NOT_WITHOUT_RE.search(a) is not None):
+            return True
+        if "не " in a and _ONLY_IF_RE.search(b) is not None and _NOT_DONE_BARRED_RE.search(a) is not None:
+            return True
+        if "пока" in a and "после" in b and _AFTER_RE.search(b) is not None and _NOT_UNTIL_RE.search(a) is not None:
+            return True
+    return False
 
 
 def negation_unheld(claim: str, evidence: str) -> str | None:

@@ -50,15 +50,17 @@ pairs pooled, see RU_PARAMS; bench/judge_ru.py cross-validates them by source ar
 
 from __future__ import annotations
 
+import gc
 import math
 import multiprocessing
 import os
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -560,7 +562,23 @@ _batch_lock = threading.Lock()
 def _judge_slice(bounds: tuple[int, int]) -> list[JudgeResult]:
     assert _batch is not None  # set before the workers were forked
     judge, items = _batch
-    return [judge.judge_one(item) for item in items[bounds[0]:bounds[1]]]
+    with _no_cycle_collection():
+        return [judge.judge_one(item) for item in items[bounds[0]:bounds[1]]]
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector paused for a batch: the judge makes no reference cycles (its
+    values are freed by reference counting alone), while its caches hold a few hundred thousand
+    objects that every full collection would walk again (7-15 % of a 50,000-pair run,
+    bench/judge_speed.py)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def available_cores() -> int:
@@ -603,7 +621,8 @@ class OfflineJudge(SupportJudge):
                     pass
                 finally:
                     _batch_lock.release()
-        return [self.judge_one(item) for item in items]
+        with _no_cycle_collection():
+            return [self.judge_one(item) for item in items]
 
     def _judge_in_workers(self, items: Sequence[JudgeInput], workers: int) -> list[JudgeResult]:
         global _batch
