@@ -177,3 +177,21 @@ def test_a_batch_leaves_the_cycle_collector_as_it_found_it() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_abbreviation_window_reads_as_the_whole_prefix() -> None:
+    from evals.text import normalize as nz
+
+    def plain(prefix: str) -> bool:
+        match = nz._TOKEN_BEFORE.search(prefix)
+        if not match:
+            return False
+        token = match.group(1)
+        return token.lower() in nz.ABBREVIATIONS or (len(token) == 1 and token.isalpha() and token.isupper())
+
+    long_word = "а" * 80
+    prefixes = [t[:i] for t in _texts()[:60] for i in range(0, len(t), 7)]
+    prefixes += ["см. ст", "А", "т", f"{long_word}", f"слово {long_word}...", "(ст", "«ст", "x " + "." * 70]
+    for prefix in prefixes:
+        assert nz._ends_with_abbreviation(prefix) == plain(prefix), prefix
+    assert nz._ends_with_abbreviation("согласно ст") and not nz._ends_with_abbreviation("согласно статье")

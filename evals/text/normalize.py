@@ -170,7 +170,9 @@ class Sentence:
 
 
 def _ends_with_abbreviation(prefix: str) -> bool:
-    match = _TOKEN_BEFORE.search(prefix)
+    # the last token before the period is all that is read: a window, not the whole sentence
+    # (no abbreviation is near 64 letters long)
+    match = _TOKEN_BEFORE.search(prefix, max(0, len(prefix.rstrip(".")) - 64))
     if not match:
         return False
     token = match.group(1)

@@ -93,7 +93,13 @@ _LATIN = re.compile(r"[a-z]")
 
 def words(norm_text: str) -> list[str]:
     """Letter-only words of normalized text (numbers are handled as numbers)."""
-    return _WORD.findall(norm_text)
+    return list(_words(norm_text))
+
+
+@lru_cache(maxsize=65536)
+def _words(norm_text: str) -> tuple[str, ...]:
+    """words, cached: several rules read one claim's or fragment's words (half the reads repeat)."""
+    return tuple(_WORD.findall(norm_text))
 
 
 def content_stems(norm_text: str) -> list[str]:
@@ -123,7 +129,13 @@ def token_stream(norm_text: str) -> list[str]:
 
 @lru_cache(maxsize=65536)
 def _token_stream(norm_text: str) -> tuple[str, ...]:
-    return tuple(token if token.isdigit() else number_word(token) or stem(token) for token in _TOKEN.findall(norm_text))
+    return tuple(map(_stream_token, _TOKEN.findall(norm_text)))
+
+
+@lru_cache(maxsize=65536)
+def _stream_token(token: str) -> str:
+    """One token of token_stream (cached: the same words recur in every text)."""
+    return token if token.isdigit() else number_word(token) or stem(token)
 
 
 def word_numbers(norm_text: str) -> set[str]:
