@@ -159,7 +159,7 @@ def markers_lead(text: str) -> bool:
     return bool(_OPENING_MARKER.match(text))
 _LIST_LINE = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*•–—]\s|\d+(?:\.\d+)*[.)]\s))")
 _NUMBERING_ONLY = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[a-zа-я]\))\s*$", re.IGNORECASE)
-_TOKEN_BEFORE = re.compile(r"([^\s.(«\"]+)\.*$")
+_TOKEN_STOPS = frozenset(".(«\"")  # what ends the word before a period, with whitespace
 
 
 @dataclass(frozen=True)
@@ -170,16 +170,23 @@ class Sentence:
 
 
 def _ends_with_abbreviation(prefix: str) -> bool:
-    # the last token before the period is all that is read: a window, not the whole sentence
-    # (no abbreviation is near 64 letters long)
-    match = _TOKEN_BEFORE.search(prefix, max(0, len(prefix.rstrip(".")) - 64))
-    if not match:
+    # The word before the period (after any run of periods): the characters back to a space,
+    # "(", "«", '"' or another period, read from the end at most 64 of them (no abbreviation is
+    # near that long), not a regex searched over the whole sentence. A newline at the very end
+    # is passed over, as the regex "([^\s.(«\"]+)\.*$" this replaces passes it ("$").
+    floor = max(0, len(prefix.rstrip(".")) - 64)
+    text = prefix[:-1] if prefix.endswith("\n") else prefix
+    end = len(text.rstrip("."))
+    start = end
+    while start > floor and not (text[start - 1] in _TOKEN_STOPS or text[start - 1].isspace()):
+        start -= 1
+    token = text[start:end]
+    if not token:
         return False
-    token = match.group(1)
     if token.lower() in ABBREVIATIONS:
         return True
-    # an initial such as "А." in "А. С. Иванов", or "т.е" / "т.д" glued together
-    return (len(token) == 1 and token.isalpha() and token.isupper()) or bool(re.fullmatch(r"(?:\w\.)+\w", token))
+    # an initial such as "А." in "А. С. Иванов"
+    return len(token) == 1 and token.isalpha() and token.isupper()
 
 
 def split_sentences(text: str, *, leading_markers: bool = False) -> list[Sentence]:
@@ -360,33 +367,37 @@ def _extract_numbers(text: str, words: bool) -> tuple[NumberMention, ...]:
         value: str | None
         unit = None
         end = m.end()
-        if m.group("iso"):
+        # the alternative that matched is the last group to close ("pct" closes after "num")
+        alternative = m.lastgroup
+        if alternative == "num":  # the usual number: first, and without the other groups' reads
+            value, kind = _canonical_decimal(raw), "number"
+            if value is not None:
+                value, end = _scaled(value, text, end)
+                unit = _digit_unit(text, value, end) if "." not in value else numerals.unit_at(text, end)[0]
+        elif alternative == "pct":
+            value, kind = _canonical_decimal(m.group("num")), "percent"
+        elif alternative == "iso":
             y, mo, d = (int(p) for p in raw.split("-"))
             value, kind = _iso(y, mo, d), "date"
-        elif m.group("dmy"):
+        elif alternative == "dmy":
             d, mo, y = (int(p) for p in raw.split("."))
             value, kind = _iso(y, mo, d), "date"
-        elif m.group("textdate"):
+        elif alternative == "textdate":
             parts = re.split(_SPACE + "+", raw)
             value, kind = _iso(int(parts[2]), _month_number(parts[1]), int(parts[0])), "date"
-        elif m.group("time"):
+        elif alternative == "time":
             h, mi = raw.split(":")
             value, kind = (f"{int(h):02d}:{mi}" if int(h) < 24 and int(mi) < 60 else None), "time"
-        elif m.group("frac"):
+        else:  # "frac"
             top, bottom = (int(p) for p in raw.split("/"))
             if not 0 < top < bottom:  # "12/5", "3/3": not a proper fraction, two numbers as before
                 found.extend(_as_two_numbers(text, m.start(), raw))
                 continue
             value, kind = numerals.canonical(Fraction(top, bottom)), "fraction"
-        else:
-            value = _canonical_decimal(m.group("num"))
-            kind = "percent" if m.group("pct") else "number"
-            if value is not None and kind == "number":
-                value, end = _scaled(value, text, end)
-                unit = _digit_unit(text, value, end) if "." not in value else numerals.unit_at(text, end)[0]
         if value is None:
             continue
-        found.append(NumberMention(text[m.start() : end], m.start(), end, kind, value, unit=unit))
+        start = m.start()
+        found.append(NumberMention(text[start:end], start, end, kind, value, unit=unit))
     if words:
         found = _with_words(found, text)
     # link ranges: two mentions of the same kind separated only by a dash or an ellipsis

@@ -330,11 +330,11 @@ def read_number_words(text: str) -> list[WordNumber]:
         # most texts hold no number word: look with a bare findall before building spans
         if not any(_may_be_number(w) for w in set(_TOKEN_RE.findall(low))):
             return []
-        words = [(m.group(0), m.start(), m.end()) for m in _TOKEN_RE.finditer(low)]
+        words = [(m.group(0), *m.span()) for m in _TOKEN_RE.finditer(low)]
     else:  # a character whose lower case is longer ("İ"): fold word by word, spans stay right
-        words = [(_fold(m.group(0)), m.start(), m.end()) for m in _TOKEN_RE.finditer(text)]
-    if not any(w in LEXICON or w in _HALF_UNITS or _COMPOUND_PREFIX.match(w) for w, _, _ in words):
-        return []
+        words = [(_fold(m.group(0)), *m.span()) for m in _TOKEN_RE.finditer(text)]
+        if not any(_may_be_number(w) for w, _, _ in words):
+            return []
     out: list[WordNumber] = []
     unit: str | None
     i = 0
@@ -462,12 +462,18 @@ _BARE_DURATION_RE = re.compile(
 _BARE_UNIT = {"года": "year", "год": "year", "месяца": "month", "месяц": "month", "недели": "week", "неделю": "week",
               "суток": "day", "сутки": "day", "дня": "day", "день": "day", "часа": "hour", "час": "hour",
               "year": "year", "month": "month", "week": "week", "day": "day", "hour": "hour"}
+# a literal every unit word of _BARE_UNIT holds: a text with none of them has no bare duration
+_BARE_UNIT_STEMS = ("год", "месяц", "недел", "сутк", "суток", "дня", "день", "час", "year", "month", "week", "day",
+                    "hour")
+assert all(any(stem in word for stem in _BARE_UNIT_STEMS) for word in _BARE_UNIT)
 
 
 def bare_durations(norm_text: str) -> list[tuple[int, int, str]]:
     """(start, end, unit) of unit words that stand for a duration of one without a number
     ("в течение года" = 1 year = 12 months), on normalized (lower-cased) text. A unit right
     after a number word or digits is not bare ("двух лет")."""
+    if not any(stem in norm_text for stem in _BARE_UNIT_STEMS):  # most texts: no unit word, no regex scan
+        return []
     out = []
     for match in _BARE_DURATION_RE.finditer(norm_text):
         out.append((match.start("unit"), match.end("unit"), _BARE_UNIT[match.group("unit")]))
