@@ -423,10 +423,27 @@ _ABBREVIATION_HEADS = tuple(pattern.pattern.removeprefix(r"(?<!\w)").removesuffi
                             for pattern, _ in _ABBREVIATIONS)
 
 
+# the heads grouped under a literal they share ("мед" for most): one test for the group, as
+# most texts hold none of its heads. The order of the expansions does not matter: no full form
+# holds a head (the assert), so one expansion never makes or unmakes another's.
+assert not any(head in full for _, full in _ABBREVIATIONS for head in _ABBREVIATION_HEADS)
+def _abbreviation_gate(head: str) -> str:
+    return head[:3] if head.startswith("мед") else head
+
+
+_ABBREVIATION_ENTRIES = tuple((pattern, full, head) for (pattern, full), head
+                              in zip(_ABBREVIATIONS, _ABBREVIATION_HEADS, strict=True))
+_ABBREVIATION_GROUPS = tuple(
+    (gate, tuple(entry for entry in _ABBREVIATION_ENTRIES if _abbreviation_gate(entry[2]) == gate))
+    for gate in dict.fromkeys(map(_abbreviation_gate, _ABBREVIATION_HEADS)))
+
+
 def expand_abbreviations(norm_text: str) -> str:
-    for (pattern, full), head in zip(_ABBREVIATIONS, _ABBREVIATION_HEADS, strict=True):
-        if head in norm_text:
-            norm_text = pattern.sub(full, norm_text)
+    for gate, members in _ABBREVIATION_GROUPS:
+        if gate in norm_text:
+            for pattern, full, head in members:
+                if head in norm_text:
+                    norm_text = pattern.sub(full, norm_text)
     return norm_text
 
 
