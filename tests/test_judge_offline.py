@@ -147,6 +147,22 @@ def test_english_cues() -> None:
     assert verdict("Staff complete fire safety training at least once every 6 months.", evidence).value == "unsupported"
 
 
+def test_english_negation_paraphrased_on_the_affirming_side_is_no_flip() -> None:
+    # "cannot be gram stained" / "not visible with the gram stain": both sides negate, in other
+    # words; "fail to disclose" says "not disclose" with a verb. A plain affirmation still flips.
+    assert lx.polarity_flips("mycobacteria cannot be gram stained.", "mycobacteria are not visible with the gram stain.") == []
+    assert lx.polarity_flips("manufacturers may not disclose the ingredients.",
+                             "manufacturers fail to disclose the ingredients.") == []
+    # (a flip is listed once per neighbour it shares: before it and after it)
+    assert set(lx.polarity_flips("manufacturers may not disclose the ingredients.",
+                                 "manufacturers disclose the ingredients.")) == {"claim negates 'disclos', the other does not"}
+    assert set(lx.polarity_flips("the clinic keeps records.", "the clinic does not keep records of visits.")) == {
+        "evidence negates 'keep', the other does not"}
+    # "not more than" is a bound, not a negation: the side that says it still affirms
+    assert set(lx.polarity_flips("staff do not complete training.", "staff complete training not more than twice.")) == {
+        "claim negates 'complet', the other does not"}
+
+
 def test_cannot_judge_without_evidence_or_words() -> None:
     assert verdict("Обучение проводится ежегодно.", "").value == "cannot_judge"
     blank = judge.judge_one(JudgeInput("[1]", ["Текст."]))
