@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from evals.text import numerals
+from evals.text.lemmas import lemma
 from evals.text.normalize import NumberMention, extract_numbers, normalize, strip_markers
 from evals.text.tokens import is_stopword, stem
 
@@ -942,6 +943,13 @@ def _near_clause_final_negation(out: list[list[Any]], negation_at: list[int], cl
 
 
 @lru_cache(maxsize=65536)
+def _polarity_key(word: str) -> str:
+    """A content word's key in the polarity sequence: the stem of its lemma, so that forms whose
+    stems part ("признаются" / "признаваться": призна, признава) meet as one word."""
+    return stem(lemma(word))
+
+
+@lru_cache(maxsize=65536)
 def polarity_sequence_ru(norm_text: str) -> tuple[tuple[str, bool, bool], ...]:
     """(stem, negated, near) per content word. negated: the first content word after a
     negation ("не", "без", "отсутствие", "нельзя") within three words, or the word before a
@@ -973,7 +981,7 @@ def polarity_sequence_ru(norm_text: str) -> tuple[tuple[str, bool, bool], ...]:
         if is_stopword(token) or token in _CUE_SET or token in _TRANSPARENT:
             pending = max(0, pending - 1)
             continue
-        out.append([stem(token), pending > 0, False, token])
+        out.append([_polarity_key(token), pending > 0, False, token])
         pending = 0
     _near_clause_final_negation(out, negation_at, clause_start)
     for at in negation_at:
@@ -999,9 +1007,19 @@ _EXCEPTION_SPAN_RE = re.compile(r"(?<!\w)(?:за исключением|кром
 @lru_cache(maxsize=65536)
 def excepted_stems(norm_text: str) -> frozenset[str]:
     """The stems of the content words an exception of the text names (up to the clause's end)."""
+    return frozenset(map(stem, _excepted_words(norm_text)))
+
+
+def _excepted_keys(norm_text: str) -> frozenset[str]:
+    """excepted_stems as polarity_sequence_ru keys its words (the stems of their lemmas)."""
+    return frozenset(map(_polarity_key, _excepted_words(norm_text)))
+
+
+@lru_cache(maxsize=65536)
+def _excepted_words(norm_text: str) -> tuple[str, ...]:
     if "исключ" not in norm_text and "кроме" not in norm_text:
-        return frozenset()
-    return frozenset(stem(w) for m in _EXCEPTION_SPAN_RE.finditer(norm_text) for w in content_words(m.group(1)))
+        return ()
+    return tuple(w for m in _EXCEPTION_SPAN_RE.finditer(norm_text) for w in content_words(m.group(1)))
 
 
 def polarity_flips_ru(claim: str, evidence: str) -> list[str]:
@@ -1023,7 +1041,7 @@ def polarity_flips_ru(claim: str, evidence: str) -> list[str]:
         return found
 
     flips = []
-    excepted = excepted_stems(evidence)
+    excepted = _excepted_keys(evidence)
     for name, (this, other) in (("claim", sides), ("evidence", sides[::-1])):
         # a context the other side also negates is no flip ("с предварительным …, без предварительного …")
         clash = contexts(this, "negated") & contexts(other, "clear") - contexts(other, "negated")
