@@ -136,6 +136,29 @@ def test_who_does_what(evidence: str, claim: str, supported: bool) -> None:
     assert_verdict(evidence, claim, supported)
 
 
+SCHOOL = "Организация школьной медицины осуществляется местными органами государственного управления здравоохранением."
+
+
+def test_bodies_of_the_health_code_and_what_they_manage() -> None:
+    # the regions' health administrations, named with what they manage; the customs, professional
+    # associations: each its own actor (worked by hand from the Code's wording)
+    assert lx.actor_conflict(lx.prepare("Организацию школьной медицины осуществляют местные органы управления "
+                                        "образованием."), lx.prepare(SCHOOL)) == (
+        "claim names местный орган управления в сфере образован, the fragment местный орган управления в сфере "
+        "здравоохранен")
+    # the same body in other words, and the local executive whose bodies they are: no conflict
+    assert lx.actor_conflict(lx.prepare("Школьную медицину организуют местные органы управления здравоохранением."),
+                             lx.prepare(SCHOOL)) is None
+    assert lx.actor_conflict(lx.prepare("Школьную медицину организуют местные исполнительные органы."),
+                             lx.prepare(SCHOOL)) is None
+    assert lx.actor_conflict(
+        lx.prepare("Санитарно-карантинный контроль проводят таможенные органы."),
+        lx.prepare("Санитарно-карантинный контроль проводится государственным органом в сфере санитарно-"
+                   "эпидемиологического благополучия населения.")) is not None
+    assert lx.actors(lx.prepare("Руководства разрабатываются профессиональными медицинскими ассоциациями.")) == {
+        "профессиональная ассоциация"}
+
+
 def test_actor_roles_read_case() -> None:
     # nominative subject and instrumental agent are doers; the accusative object is acted on
     assert lx.actor_roles("врач направляет пациента") == (frozenset({"врач"}), frozenset({"пациент"}))
@@ -222,6 +245,8 @@ def test_healthcare_abbreviations_are_read_in_full() -> None:
     assert lx.expand_abbreviations(text) == ("врачебно-консультационная комиссия, медицинская карту, профессиональное "
                                             "заболевания, санитарно-эпидемиологическ служба, заработная плату, "
                                             "медицинское заключение")
+    assert lx.expand_abbreviations(lx.prepare("по согласованию с МВД, госконтроль за счёт госбюджета")) == (
+        "по согласованию с министерство внутренних дел, государственный контроль за счет государственный бюджета")
 
 
 @pytest.mark.parametrize(

@@ -166,3 +166,13 @@ def test_a_claim_backed_by_two_fragments_together() -> None:
     assert not number_support_joint(claim, [first]) and not number_support_joint(claim, [second])
     assert number_support_joint(claim, [first, second])
     assert missing_numbers(claim, [first]) == ["30"]
+
+
+def test_a_time_on_the_hour_is_held_by_the_evidences_hour() -> None:
+    # "с 23 до 10 часов" states 23:00 and 10:00; an hour the evidence does not count is not held,
+    # nor is a bare number in evidence that counts no hours, nor a time off the hour
+    evidence = ["с 22 до 9 часов утра в будние, с 23 до 10 часов утра в выходные дни"]
+    assert missing_numbers("с 23:00 до 10:00 в выходные", evidence, strict_units=True) == []
+    assert missing_numbers("с 21:00 до 10:00 в выходные", evidence, strict_units=True) == ["21:00"]
+    assert missing_numbers("с 23:30", evidence, strict_units=True) == ["23:30"]
+    assert missing_numbers("в 10:00", ["выделено 10 рабочих мест"], strict_units=True) == ["10:00"]

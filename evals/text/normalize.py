@@ -513,6 +513,15 @@ def _held(text: str) -> tuple[tuple[tuple[str, str | None], ...], frozenset[tupl
     return values, frozenset(durations)
 
 
+def _held_as_hour(mention: NumberMention, units_of: dict[str, set[str | None]]) -> bool:
+    """A time on the hour ("23:00") held as the evidence's hour ("с 23 до 10 часов"): its hour
+    is a number of the evidence (bare, or with "часов"), and the evidence counts hours somewhere."""
+    if mention.kind != "time" or not mention.value.endswith(":00"):
+        return False
+    units = units_of.get(str(int(mention.value[:2])))
+    return units is not None and bool(units & {None, "hour"}) and any("hour" in u for u in units_of.values())
+
+
 def missing_numbers(claim_text: str, evidence_texts: Sequence[str], strict_units: bool = False) -> list[str]:
     """Values of the claim's numbers that no evidence text holds, the evidence read as one union
     (a claim backed by two citations together is backed). A number is held when some fragment
@@ -544,7 +553,7 @@ def missing_numbers(claim_text: str, evidence_texts: Sequence[str], strict_units
         held_value = units is not None and (
             not strict_units or m.unit is None or None in units or m.unit in units or m.kind == "ordinal"
         )
-        if not (held_value or held_duration) and m.value not in missing:
+        if not (held_value or held_duration or _held_as_hour(m, units_of)) and m.value not in missing:
             missing.append(m.value)
     dimensions = {base for base, _ in evidence_durations}
     for start, end, unit in claim_bare:

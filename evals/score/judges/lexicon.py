@@ -427,6 +427,9 @@ _ABBREVIATIONS = (
     (re.compile(r"(?<!\w)медиздели"), "медицинские издели"),
     (re.compile(r"(?<!\w)зарплат"), "заработная плат"),
     (re.compile(r"(?<!\w)госорган"), "государственный орган"),
+    (re.compile(r"(?<!\w)госконтрол"), "государственный контрол"),
+    (re.compile(r"(?<!\w)госбюджет"), "государственный бюджет"),
+    (re.compile(r"(?<!\w)мвд(?!\w)"), "министерство внутренних дел"),
     (re.compile(r"(?<!\w)минздрав"), "министерство здравоохранения"),
     (re.compile(r"(?<!\w)санэпид"), "санитарно-эпидемиологическ "),  # "санэпидслужба"
     (re.compile(r"(?<!\w)вкк(?!\w)"), "врачебно-консультационная комиссия"),
@@ -595,6 +598,11 @@ _ACTORS = (
     ("врач", r"врач|врача|врачу|врачом|враче|врачи|врачей|врачам|врачами|врачах|фельдшер\w*"),
     ("организация здравоохранения", r"организаци\w* здравоохранени\w*|медицинск\w* организаци\w*"),
     ("организация образования", r"организаци\w* образовани\w*"),
+    # "местные органы государственного управления здравоохранением": the health administrations of
+    # the regions (24 times in the Health Code of 2009), named with what they manage (the sphere)
+    (_LOCAL_MANAGEMENT := "местный орган управления", r"местн\w* орган\w* (?:государственного )?управлени\w*"),
+    ("таможенный орган", r"таможенн\w* орган\w*"),
+    ("профессиональная ассоциация", r"ассоциаци\w*"),  # "профессиональные медицинские ассоциации"
     ("уполномоченный орган", r"уполномоченн\w* орган\w*"),
     ("местный исполнительный орган", r"местн\w* исполнительн\w* орган\w*|акимат\w*"),
     ("государственный орган", r"государственн\w* орган\w*"),
@@ -654,7 +662,10 @@ _COORDINATOR = re.compile(r"\sи(?:ли)?\s")
 _GENERIC = {"работник": ("медицинский работник", "фармацевтический работник", "медицинская сестра"),
             "медицинский работник": ("медицинская сестра", "врач"),
             "врач": ("главный государственный санитарный врач",),
-            "государственный орган": ("уполномоченный орган", "местный исполнительный орган"),
+            "государственный орган": ("уполномоченный орган", "местный исполнительный орган", _LOCAL_MANAGEMENT,
+                                      "таможенный орган"),
+            # the regions' health administrations are the local executive's own bodies
+            "местный исполнительный орган": (_LOCAL_MANAGEMENT,),
             "законный представитель": ("родитель",)}
 
 
@@ -665,6 +676,7 @@ def _covers(held: str, said: str) -> bool:
 
 
 _SPHERE = re.compile(r"\s+в (?:сфере|области)\s+([^\W\d_]+)(?:[\s-]+([^\W\d_]+))?")
+_MANAGED = re.compile(r"\s+([^\W\d_]+)")  # "управления здравоохранением": the next word is the sphere
 
 
 @lru_cache(maxsize=65536)
@@ -677,7 +689,8 @@ def actors(norm_text: str) -> frozenset[str]:
     for name, pattern in _actor_patterns(norm_text):
         matches = list(pattern.finditer(norm_text))
         for match in matches:
-            sphere = _SPHERE.match(norm_text, match.end()) if name.endswith("орган") else None
+            sphere = (_SPHERE.match(norm_text, match.end()) if name.endswith("орган")
+                      else _MANAGED.match(norm_text, match.end()) if name == _LOCAL_MANAGEMENT else None)
             words_ = [w for w in (sphere.groups() if sphere else ()) if w]
             found.add(name + (" в сфере " + " ".join(stem(w) for w in words_) if words_ else ""))
         if matches:
