@@ -272,15 +272,25 @@ def negation_count(norm_text: str) -> int:
     return len(_NEGATION_RE.findall(masked))
 
 
+def _without_false_negations(norm_text: str) -> str:
+    """Text with the phrases whose "не"/"not" negates nothing masked: bounds ("не реже", "not
+    more than") and "не только"/"not only"."""
+    return _NOT_NEGATION_RE.sub(" ", _BOUND_RE.sub(" ", norm_text))
+
+
+def _is_scoped_negation(word: str) -> bool:
+    """A word that negates the words after it ("не", "not", "без", "never", "doesn't")."""
+    return word in _SCOPED_NEGATION or word.endswith(("n't", "n’t"))
+
+
 def polarity_sequence(norm_text: str) -> list[tuple[str, bool]]:
     """Content stems in order, each flagged True when a negation governs it. A negation ("не",
     "not", "без", "never") governs the next content word within three words; bound phrases
     ("не реже", "не более") and "не только"/"not only" are not negations."""
-    masked = _NOT_NEGATION_RE.sub(" ", _BOUND_RE.sub(" ", norm_text))
     out: list[tuple[str, bool]] = []
     pending = 0  # words left in the current negation's reach
-    for word in words(masked):
-        if word in _SCOPED_NEGATION or word.endswith(("n't", "n’t")):
+    for word in words(_without_false_negations(norm_text)):
+        if _is_scoped_negation(word):
             pending = 3
             continue
         if is_stopword(word) or word in _CUE_SET:
@@ -298,9 +308,8 @@ _NEGATIVE_VERB_RE = re.compile(r"(?<!\w)(?:fail(?:s|ed|ing)? to|unable to|lack(?
 def _has_negation(norm_text: str) -> bool:
     """Any negation in text: a scoped one ("not", "no", "without", "n't"; not the "not" of "not
     more than" or "not only") or one said by a verb."""
-    masked = _NOT_NEGATION_RE.sub(" ", _BOUND_RE.sub(" ", norm_text))
-    return any(w in _SCOPED_NEGATION or w.endswith(("n't", "n’t")) for w in words(masked)) or bool(
-        _NEGATIVE_VERB_RE.search(masked))
+    masked = _without_false_negations(norm_text)
+    return any(map(_is_scoped_negation, words(masked))) or bool(_NEGATIVE_VERB_RE.search(masked))
 
 
 def polarity_flips(claim: str, evidence: str) -> list[str]:
@@ -588,6 +597,7 @@ def modality_conflict(claim: str, evidence: str, whole: str | None = None) -> st
 
 
 # Actors: who does it. Longer names first; each match is masked before shorter ones are read.
+_LOCAL_MANAGEMENT = "местный орган управления"  # its sphere follows the name: "управления здравоохранением"
 _ACTORS = (
     ("главный государственный санитарный врач", r"главн\w* государственн\w* санитарн\w* врач\w*"),
     ("медицинская сестра", r"медицинск\w* сест[её]?р\w*|акушер\w*"),
@@ -600,7 +610,7 @@ _ACTORS = (
     ("организация образования", r"организаци\w* образовани\w*"),
     # "местные органы государственного управления здравоохранением": the health administrations of
     # the regions (24 times in the Health Code of 2009), named with what they manage (the sphere)
-    (_LOCAL_MANAGEMENT := "местный орган управления", r"местн\w* орган\w* (?:государственного )?управлени\w*"),
+    (_LOCAL_MANAGEMENT, r"местн\w* орган\w* (?:государственного )?управлени\w*"),
     ("таможенный орган", r"таможенн\w* орган\w*"),
     ("профессиональная ассоциация", r"ассоциаци\w*"),  # "профессиональные медицинские ассоциации"
     ("уполномоченный орган", r"уполномоченн\w* орган\w*"),
@@ -968,8 +978,7 @@ def polarity_sequence_ru(norm_text: str) -> tuple[tuple[str, bool, bool], ...]:
     negation ("не", "без", "отсутствие", "нельзя") within three words, or the word before a
     predicate "нет" ("потенциала нет,"); near: within NEAR content words of any negation (a
     paraphrase may move the "не" that far: "нет противопоказаний" / "не имеющие противопоказаний")."""
-    masked = _NOT_NEGATION_RE.sub(" ", _BOUND_RE.sub(" ", norm_text))
-    tokens = _POLARITY_TOKEN.findall(masked)
+    tokens = _POLARITY_TOKEN.findall(_without_false_negations(norm_text))
     out: list[list[Any]] = []
     negation_at: list[int] = []  # index in out where a negation stood
     clause_start = 0  # index in out where the clause began
@@ -1006,7 +1015,7 @@ def polarity_sequence_ru(norm_text: str) -> tuple[tuple[str, bool, bool], ...]:
 def negated_words_ru(norm_text: str) -> list[str]:
     """The words polarity_sequence_ru flags as negated, as written."""
     seq = polarity_sequence_ru(norm_text)
-    content = [w for w in _POLARITY_TOKEN.findall(_NOT_NEGATION_RE.sub(" ", _BOUND_RE.sub(" ", norm_text)))
+    content = [w for w in _POLARITY_TOKEN.findall(_without_false_negations(norm_text))
                if w[0].isalpha() and w not in _RU_NEGATORS and not (is_stopword(w) or w in _CUE_SET
                                                                      or w in _TRANSPARENT)]
     return [w for w, (_, negated, _) in zip(content, seq, strict=False) if negated]

@@ -26,8 +26,9 @@ backed by two citations together is backed):
   (data.text.missing_numbers, strict on units: "12 недель" is not "12 месяцев");
 - bounds: "не реже"/"не чаще", "не более"/"не менее", "до"/"после"/"не раньше", "от … до",
   "16 лет и старше";
-- negation in context (the answer's leading "Да,"/"Нет," is not one), a negated word the
-  fragment affirms, "бесплатно" against "на платной основе";
+- negation in context (the answer's leading "Да,"/"Нет," is not one; words compared by the
+  stem of their pymorphy3 lemma, "признаются" = "признаваться"), a negated word the fragment
+  affirms, "бесплатно" against "на платной основе";
 - modality: an obligation, a permission and a prohibition are three different rules;
 - the actor: the claim names someone the fragment does not, while the fragment names another,
   or another decider ("решение … принимается X" against "решает Y");
