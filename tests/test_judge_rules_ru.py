@@ -354,6 +354,20 @@ def test_participles_are_paraphrase_not_kinds() -> None:
     assert reason == "claim speaks of предварительный осмотр, the fragment of периодические осмотры"
 
 
+def test_a_synonym_adjective_is_the_same_kind() -> None:
+    # "нужную" for "необходимую", "самостоятельная" for "независимой": one kind said in other words
+    evidence = lx.prepare("Инспектор вправе запрашивать необходимую информацию о деятельности клиники.")
+    claim = lx.prepare("Инспектор вправе запрашивать нужную информацию о деятельности клиники.")
+    assert modifier_conflict(claim, evidence, ("нужную",)) is None
+    evidence = lx.prepare("Обеспечивается возрастающая степень независимой ответственности резидента.")
+    claim = lx.prepare("Самостоятельная ответственность резидента возрастает.")
+    assert modifier_conflict(claim, evidence, ("самостоятельная",)) is None
+    # another kind still conflicts
+    claim = lx.prepare("Инспектор вправе запрашивать секретную информацию о деятельности клиники.")
+    assert modifier_conflict(claim, evidence := lx.prepare("Инспектор вправе запрашивать необходимую информацию."),
+                             ("секретную",)) == "claim speaks of секретную информацию, the fragment of необходимую информацию"
+
+
 def test_an_adjective_that_does_not_agree_with_the_noun_is_no_kind() -> None:
     # "прошедший обследование": a participle's phrase, the noun its object, not its kind
     evidence = lx.prepare("Медицинское обследование донора проводится за тридцать дней до сдачи крови.")

@@ -28,6 +28,11 @@ _POINTING = POINTING | {"соответствующий", "указанный", 
 _BETWEEN = frozenset({"и", "или", "либо"})
 HEAD_REACH = 3  # words from a claim adjective to its head noun
 MODIFIER_REACH = 6  # words before a fragment's head that may still qualify it
+# Adjectives a paraphrase swaps for one another: one kind, not another ("нужную информацию" is
+# the fragment's "необходимую информацию"). By lemma; each group names one meaning.
+_SYNONYM_GROUPS = (frozenset({"нужный", "необходимый"}), frozenset({"самостоятельный", "независимый"}),
+                   frozenset({"бесплатный", "безвозмездный"}), frozenset({"иностранный", "зарубежный"}))
+_SYNONYMS = {word: group for group in _SYNONYM_GROUPS for word in group}
 
 
 def _kind_adjective(word: str) -> bool:
@@ -68,6 +73,7 @@ def modifier_conflict(claim: str, evidence: str, missing_words: Sequence[str]) -
         return None
     claim_words = lx.words(claim)
     claim_keys = {k for w in claim_words for k in (lx.stem(w), lemma(w))}
+    claim_keys |= {s for w in claim_words for s in _SYNONYMS.get(lemma(w), ())}
     evidence_words = lx.words(evidence)
     for i, word in enumerate(claim_words):
         if word not in candidates:
