@@ -126,12 +126,12 @@ def test_unrelated_claim_is_unsupported_and_exact_copy_supported() -> None:
 
 
 def test_half_invented_claim_is_partial_below_the_coverage_floor() -> None:
-    claim = "Медицинские сёстры проходят обучение и сдают экзамен по пожарной безопасности ежегодно."
+    claim = "Медицинские сёстры проходят обучение и сдают экзамен по пожарной безопасности на курсах."
     features = extract_features(JudgeInput(claim, [EVIDENCE]))
     assert features is not None
-    # content stems: медицинск сестр проход обучен сда экзам пожарн безопасн ежегодн → 4 of 9 in evidence
+    # content stems: медицинск сестр проход обучен сда экзам пожарн безопасн курс → 4 of 9 in evidence
     assert features.coverage == pytest.approx(4 / 9)
-    assert features.missing_words == ("сдают", "экзамен", "пожарной", "безопасности", "ежегодно")
+    assert features.missing_words == ("сдают", "экзамен", "пожарной", "безопасности", "курсах")
     floor = replace(RU_PARAMS, min_coverage=0.5)
     result = decide(features, floor)
     assert (result.value, result.reason) == (

@@ -243,11 +243,16 @@ def event_order_conflicts(claim: str, evidence: str) -> list[str]:
 
 
 # How often: "один раз в месяц" against "один раз в квартал" (the count the same, the period not).
-_PERIOD_OF = {"год": "year", "полгода": "half-year", "квартал": "quarter", "месяц": "month", "неделю": "week",
-              "день": "day", "сутки": "day", "смену": "shift"}
+_PERIOD_OF = {"год": "year", "полгода": "half-year", "полугодие": "half-year", "квартал": "quarter", "месяц": "month",
+              "неделю": "week", "день": "day", "сутки": "day", "смену": "shift"}
 _FREQUENCY_RE = re.compile(r"(?<!\w)раза? в (" + "|".join(_PERIOD_OF) + r")(?!\w)")
-_FREQUENCY_ADVERB = {"ежегодно": "year", "ежеквартально": "quarter", "ежемесячно": "month", "еженедельно": "week",
-                     "ежедневно": "day", "ежесуточно": "day"}
+# by stem: the adverb and the adjective alike ("ежеквартально", "ежеквартальный отчёт")
+_FREQUENCY_ADVERB = {"ежегодн": "year", "ежекварталь": "quarter", "ежемесячн": "month", "еженедельн": "week",
+                     "ежедневн": "day", "ежесуточн": "day"}
+
+
+_OTHER_PERIOD_RE = re.compile(r"(?<!\w)(?:раза? в|периодичн\w*|периодическ\w*|регулярн\w*|систематическ\w*|"
+                              r"ежегод\w*|ежекварт\w*|ежемесяч\w*|еженедел\w*|ежеднев\w*)")
 
 
 def _periods(norm_text: str) -> set[str]:
@@ -263,6 +268,10 @@ def frequency_conflicts(claim: str, evidence: str) -> list[str]:
     stated = _periods(evidence)
     if stated and not said & stated:
         return [f"claim says once a {sorted(said)[0]}, the evidence once a {sorted(stated)[0]}"]
+    # a period is a number the claim states: the fragment must state one, if in other words
+    # ("раз в 12 месяцев", "с периодичностью", "систематически")
+    if not stated and not _OTHER_PERIOD_RE.search(evidence):
+        return [f"claim says once a {sorted(said)[0]}, the evidence states no period"]
     return []
 
 
