@@ -41,6 +41,9 @@ _DETAIL_POS = frozenset({"NOUN", "ADJF", "ADJS", "PRTF", "PRTS", "ADVB", "COMP",
 # Adjectives that point rather than describe: never a detail of their own.
 POINTING = frozenset({"тот", "иной", "другой", "который", "этот", "такой", "весь", "свой", "каждый", "сам",
                        "самый", "один", "данный", "настоящий", "ваш", "наш", "мой", "твой"})
+# The state whose law a fragment is: "в РК", "Республики Казахстан" restate where the law holds
+# (the Code names the Republic where it needs to), they add no detail.
+JURISDICTION = frozenset({"республика", "казахстан"})
 # What may sit between two words of one phrase (one at a time).
 _GLUE = frozenset({"и", "или", "в", "во", "на", "с", "со", "по", "для", "при", "из", "от", "к", "о", "об", "а",
                    "также", "либо"})
@@ -61,7 +64,8 @@ _LATIN_NAME = re.compile(r"[a-z][a-z0-9]+")
 def _detail_word(word: str) -> bool:
     if _LATIN_NAME.fullmatch(word):  # a Latin word in a Russian claim names something ("портал egov")
         return True
-    return lemma(word) not in POINTING and part_of_speech(word) in _DETAIL_POS
+    key = lemma(word)
+    return key not in POINTING and key not in JURISDICTION and part_of_speech(word) in _DETAIL_POS
 
 
 def _phrases(claim: str, unheld: set[str]) -> tuple[list[list[str]], list[list[str]]]:

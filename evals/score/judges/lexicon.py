@@ -442,11 +442,16 @@ _ABBREVIATIONS = (
     (re.compile(r"(?<!\w)медпоказани"), "медицинские показани"),
     (re.compile(r"(?<!\w)медкнижк"), "медицинская книжк"),
     (re.compile(r"(?<!\w)медуслуг"), "медицинские услуг"),
+    (re.compile(r"(?<!\w)медданн"), "медицинские данн"),
     (re.compile(r"(?<!\w)медиздели"), "медицинские издели"),
     (re.compile(r"(?<!\w)зарплат"), "заработная плат"),
     (re.compile(r"(?<!\w)госорган"), "государственный орган"),
     (re.compile(r"(?<!\w)госконтрол"), "государственный контрол"),
     (re.compile(r"(?<!\w)госбюджет"), "государственный бюджет"),
+    (re.compile(r"(?<!\w)госпрограмм"), "государственная программ"),
+    (re.compile(r"(?<!\w)госрегистраци"), "государственная регистраци"),
+    (re.compile(r"(?<!\w)госреестр"), "государственный реестр"),
+    (re.compile(r"(?<!\w)патанатом"), "патологоанатом"),
     (re.compile(r"(?<!\w)мвд(?!\w)"), "министерство внутренних дел"),
     (re.compile(r"(?<!\w)минздрав"), "министерство здравоохранения"),
     (re.compile(r"(?<!\w)санэпид"), "санитарно-эпидемиологическ "),  # "санэпидслужба"
@@ -1226,7 +1231,9 @@ def dropped_bound(claim: str, evidence: str) -> str | None:
     for mention in extract_numbers(evidence):
         # a bound, or an ordinal that picks a class ("первой и второй групп инвалидности")
         picks_class = mention.kind == "ordinal" and _CLASS_NOUN_RE.match(evidence, mention.end) is not None
-        if (mention.value == "1" and not picks_class) or (_bound(evidence, mention) == "none" and not picks_class):
+        # a bare one is a count ("не чаще одного раза"), one of a unit an age or term ("до одного года")
+        once = mention.value == "1" and mention.unit is None
+        if (once and not picks_class) or (_bound(evidence, mention) == "none" and not picks_class):
             continue
         if "не реже" in evidence[max(0, mention.start - 30) : mention.start]:
             continue  # a duty's least frequency: without it the duty still holds, nothing is widened
