@@ -375,6 +375,10 @@ def test_a_synonym_adjective_is_the_same_kind() -> None:
     evidence = lx.prepare("Обеспечивается возрастающая степень независимой ответственности резидента.")
     claim = lx.prepare("Самостоятельная ответственность резидента возрастает.")
     assert modifier_conflict(claim, evidence, ("самостоятельная",)) is None
+    # "профильное" points to the body's own field, it names no other kind
+    evidence = lx.prepare("Заключение выдается структурным подразделением государственного органа.")
+    claim = lx.prepare("Заключение выдает профильное подразделение государственного органа.")
+    assert modifier_conflict(claim, evidence, ("профильное",)) is None
     # another kind still conflicts
     claim = lx.prepare("Инспектор вправе запрашивать секретную информацию о деятельности клиники.")
     assert modifier_conflict(claim, evidence := lx.prepare("Инспектор вправе запрашивать необходимую информацию."),
