@@ -220,26 +220,45 @@ def _bound(norm_text: str, mention: NumberMention) -> str:
 
 # An order against an event: "до начала деятельности" against "после начала деятельности".
 _EVENT_ORDER_RE = re.compile(r"(?<!\w)(до|после|прежде)\s+([^\W\d_]{3,})")
+_CLAUSE_END_RE = re.compile(r"[.;:]|,(?! как)")
+
+
+def _same_event(a: str, b: str) -> bool:
+    """Two stems name one event: equal, or one a verb's and the other its noun's ("вынес" of
+    "вынесено", "вынесен" of "вынесения"; "поступ" / "поступлен")."""
+    return a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)))
 
 
 def event_order_conflicts(claim: str, evidence: str) -> list[str]:
     """The claim puts something after an event the evidence puts it before, or the reverse (the
     event named by the same word: "после начала работы" against "до начала работы")."""
+    from evals.text.lemmas import part_of_speech
+
     def orders(text: str) -> dict[str, tuple[str, set[str]]]:
         found: dict[str, tuple[str, set[str]]] = {}
         for m in _EVENT_ORDER_RE.finditer(text):
-            if number_word(m.group(2)) is None:
-                entry = found.setdefault(stem(m.group(2)), (m.group(2), set()))
-                entry[1].add("after" if m.group(1) == "после" else "before")
+            order = "after" if m.group(1) == "после" else "before"
+            named = [m.group(2)]
+            if m.group(2) == "того":  # "после того, как … вынесено решение": the clause's verb names the event
+                clause = _CLAUSE_END_RE.split(text[m.end() : m.end() + 80], maxsplit=1)[0]
+                named = [w for w in words(clause)[:8] if part_of_speech(w) in _PREDICATE_POS]
+            for word in named:
+                if number_word(word) is None:
+                    found.setdefault(stem(word), (word, set()))[1].add(order)
         return found
 
     claimed = orders(claim)
     if not claimed:
         return []
     stated = orders(evidence)
+
+    def opposite(event: str, order: set[str]) -> bool:
+        # a verb's participle names the event its noun names: "вынесено" (вынес) / "вынесения" (вынесен)
+        return any(_same_event(event, other) and orders_ == {"before", "after"} - order
+                   for other, (_, orders_) in stated.items())
+
     return [f"claim says {'after' if order == {'after'} else 'before'} {word}, the evidence the opposite"
-            for event, (word, order) in claimed.items()
-            if len(order) == 1 and event in stated and stated[event][1] == {"before", "after"} - order]
+            for event, (word, order) in claimed.items() if len(order) == 1 and opposite(event, order)]
 
 
 # How often: "один раз в месяц" against "один раз в квартал" (the count the same, the period not).
