@@ -165,6 +165,8 @@ class NumberCue:
 
 
 # A bound written after the number: "16 лет и старше", "5 дней и более".
+# the preposition right before a date: "по" ends a period, "с" starts one
+_DATE_LEAD_RE = re.compile(r"(?<!\w)(по|с|со)\s+$")
 _AFTER_LOWER_RE = re.compile(r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:и|или)\s+(?:старше|более|больше|выше|свыше|дольше)(?!\w)|"
                              r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:or|and)\s+(?:older|more|above|over)(?!\w)")
 _AFTER_UPPER_RE = re.compile(r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:и|или)\s+(?:младше|менее|меньше|ниже)(?!\w)|"
@@ -210,6 +212,10 @@ def _bound(norm_text: str, mention: NumberMention) -> str:
         last = m
     if last is not None and len(words(window[last.end() :])) <= 4:
         bound = "lower" if _LOWER_RE.fullmatch(last.group(0)) else "upper"
+    if mention.kind == "date" and bound == "none":  # "действует по 31 декабря" / "применяется с 1 января"
+        lead = _DATE_LEAD_RE.search(window)
+        if lead is not None:
+            bound = "upper" if lead.group(1) == "по" else "lower"
     after = norm_text[mention.end : mention.end + 40]
     if _AFTER_LOWER_RE.match(after):
         bound = "lower"
