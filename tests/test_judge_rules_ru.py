@@ -253,6 +253,18 @@ def test_healthcare_abbreviations_are_read_in_full() -> None:
         "патологоанатомическая диагностика, медицинские данные")
 
 
+def test_the_codes_authorized_body_is_the_one_in_health_care() -> None:
+    # the Code's bare "уполномоченный орган" is the health-care one: naming that field restates it,
+    # naming another field names another body
+    evidence = "Статус научного центра присваивается организации здравоохранения уполномоченным органом."
+    assert_verdict(evidence, "Статус научного центра присваивает организации здравоохранения уполномоченный орган в "
+                             "области здравоохранения.", True)
+    assert_verdict(evidence, "Статус научного центра присваивает организации здравоохранения уполномоченный орган в "
+                             "области науки.", False)
+    assert lx.actor_conflict(lx.prepare("уполномоченный орган в области науки присваивает статус"),
+                             lx.prepare("статус присваивается уполномоченным органом")) is not None
+
+
 def test_the_republic_is_no_added_detail() -> None:
     # "(МЗ РК)", "гражданам РК": where the law holds, not a fact of the claim's own
     evidence = "Уполномоченный орган разрабатывает и утверждает состав аптечки для оказания первой помощи."

@@ -44,6 +44,9 @@ POINTING = frozenset({"тот", "иной", "другой", "который", "�
 # The state whose law a fragment is: "в РК", "Республики Казахстан" restate where the law holds
 # (the Code names the Republic where it needs to), they add no detail.
 JURISDICTION = frozenset({"республика", "казахстан"})
+# The Code's "уполномоченный орган" is the one in the field of health care (its definitions): an
+# answer that names the field restates the body, it adds nothing.
+_HEALTH_BODY_RE = re.compile(r"(?<!\w)уполномоченн\w* орган\w* в (област\w*|сфер\w*) (здравоохранени\w*)")
 # What may sit between two words of one phrase (one at a time).
 _GLUE = frozenset({"и", "или", "в", "во", "на", "с", "со", "по", "для", "при", "из", "от", "к", "о", "об", "а",
                    "также", "либо"})
@@ -156,6 +159,8 @@ def added_detail(claim: str, evidence: Sequence[str], missing_words: Sequence[st
     if timed is not None:
         return timed
     candidates = {w for w in missing_words if _detail_word(w)}
+    if candidates and "уполномоченн" in claim:
+        candidates -= {w for m in _HEALTH_BODY_RE.finditer(claim) for w in m.groups()}
     included = _included(claim, candidates)
     if len(candidates) < MIN_PHRASE and not included:
         return None

@@ -718,9 +718,16 @@ _GENERIC = {"работник": ("медицинский работник", "ф�
             "законный представитель": ("родитель",)}
 
 
+_AUTHORIZED = "уполномоченный орган"
+_HEALTH_FIELD = stem("здравоохранения")
+
+
 def _covers(held: str, said: str) -> bool:
     """held names said, or a more specific actor of its kind ("медицинский работник" names
-    "работник"; "государственный орган в сфере …" names "государственный орган")."""
+    "работник"; "государственный орган в сфере …" names "государственный орган"). The Code's bare
+    "уполномоченный орган" is the one in health care: one in another field is another body."""
+    if said == _AUTHORIZED and held.startswith(_AUTHORIZED + " в сфере ") and not held.endswith(_HEALTH_FIELD):
+        return False
     return held == said or held.startswith(said + " в сфере") or held.split(" в сфере")[0] in _GENERIC.get(said, ())
 
 
