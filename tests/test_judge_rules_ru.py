@@ -253,6 +253,26 @@ def test_healthcare_abbreviations_are_read_in_full() -> None:
         "патологоанатомическая диагностика, медицинские данные")
 
 
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # a law's plain statement binds: a claim that makes it a recommendation changes the modality
+        ("Разработка медицинских изделий осуществляется с соблюдением требований международных стандартов.",
+         "Разработчикам медицинских изделий рекомендуется соблюдать требования международных стандартов.", False),
+        ("Медицинская организация обязана соблюдать требования международных стандартов.",
+         "Медицинской организации соблюдать требования международных стандартов желательно, но не обязательно.",
+         False),
+        # … not where the fragment recommends, or permits, itself
+        ("Медицинским организациям рекомендуется соблюдать требования международных стандартов.",
+         "Медорганизациям рекомендуют соблюдать требования международных стандартов.", True),
+        ("Медицинская организация вправе соблюдать требования международных стандартов.",
+         "Медорганизациям рекомендуется соблюдать требования международных стандартов.", True),
+    ],
+)
+def test_a_recommendation_is_no_rule(evidence: str, claim: str, supported: bool) -> None:
+    assert_verdict(evidence, claim, supported)
+
+
 def test_the_codes_authorized_body_is_the_one_in_health_care() -> None:
     # the Code's bare "уполномоченный орган" is the health-care one: naming that field restates it,
     # naming another field names another body

@@ -621,6 +621,10 @@ _MODAL_NAMES = {"oblige": "an obligation", "permit": "a permission", "prohibit":
 _IF_CLAUSE_RE = re.compile(r"(?<!\w)(?:если|когда)(?!\w)[^,.;:]*,")
 
 
+_ADVICE_RE = re.compile(r"(?<!\w)(?:рекоменд\w*|желательн\w*|необязательн\w*|не обязательн\w*|"
+                        r"не вменяется в обязанность)")
+
+
 def modality_conflict(claim: str, evidence: str, whole: str | None = None) -> str | None:
     """The claim states a modality the evidence does not, while the evidence states another
     ("может" against "обязаны", "обязательно должны" against "могут"); read outside "если"-clauses.
@@ -632,6 +636,10 @@ def modality_conflict(claim: str, evidence: str, whole: str | None = None) -> st
         if mode in said and mode not in held and mode not in anywhere and held - said:
             other = sorted(held - said)[0]
             return f"claim states {_MODAL_NAMES[mode]}, the fragment {_MODAL_NAMES[other]}"
+    # a recommendation where the fragment states a rule (a law's plain "осуществляется с
+    # соблюдением" binds as "обязан" does) or an obligation
+    if _ADVICE_RE.search(claim) and not _ADVICE_RE.search(whole or evidence) and "permit" not in anywhere:
+        return "claim states a recommendation, the fragment a rule"
     return None
 
 
