@@ -1288,10 +1288,11 @@ def dropped_bound(claim: str, evidence: str) -> str | None:
 # отпускаемых по рецепту врача". Participles that refer or name instead of restricting are not
 # read: "предусмотренных пунктом 1", "утверждаемым уполномоченным органом", "сведения, составляющие
 # врачебную тайну" (a term, measured: it cost a supported paraphrase), "организации, оказывающей
-# медицинскую помощь в области психического здоровья" (the Code's name for a kind of organisation).
+# медицинскую помощь в области психического здоровья" (the Code's name for a kind of organisation),
+# "система …, включающая в себя: 1) …" (a definition's list of parts, not a restriction).
 _QUALIFIER_RE = re.compile(r",\s*([^,.;:()]{3,120})")
 _NOT_RESTRICTING = re.compile(r"(?:предусмотр|установл|определя|утвержда|указан|определен|утвержден|включен|провод|"
-                              r"составля|оказывающ)")
+                              r"составля|оказывающ|включающ)")
 
 
 def _holder(claim: str) -> Callable[[str], bool]:
