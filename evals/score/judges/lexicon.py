@@ -226,7 +226,6 @@ def _bound(norm_text: str, mention: NumberMention) -> str:
 
 # An order against an event: "до начала деятельности" against "после начала деятельности".
 _EVENT_ORDER_RE = re.compile(r"(?<!\w)(до|после|прежде)\s+([^\W\d_]{3,})")
-_CLAUSE_END_RE = re.compile(r"[.;:]|,(?! как)")
 
 
 def _same_event(a: str, b: str) -> bool:
