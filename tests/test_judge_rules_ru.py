@@ -112,6 +112,14 @@ def test_a_condition_naming_only_what_came_before_is_still_read_by_its_own_words
     assert lx.dropped_condition("пациент, представивший паспорт, получает выписку", lx.prepare(evidence)) is None
 
 
+def test_a_delegation_restated_in_other_verbs_is_no_content_of_the_claims() -> None:
+    # the claim's unheld words are verbs and a pointer: it restates who appoints, it adds no content
+    evidence = ("Должностными лицами контроля являются главные инспекторы на территориях, определяемые "
+                "руководителем государственного органа.")
+    assert_verdict(evidence, "Контроль ведут главные инспекторы на территориях, которых назначает руководитель "
+                             "профильного государственного органа.", True)
+
+
 def test_delegation_reason_names_the_regulator() -> None:
     result = OfflineJudge().judge_one(JudgeInput("Обязательной вакцинации подлежат работники школ и больниц.", (LIST,)))
     assert result.value == "unsupported" and "уполномоченный орган" in result.reason

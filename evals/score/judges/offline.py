@@ -68,8 +68,9 @@ from functools import lru_cache
 from evals.score.judges import calibration
 from evals.score.judges import lexicon as lx
 from evals.score.judges.base import JudgeInput, JudgeResult, SupportJudge
-from evals.score.judges.details import added_detail
+from evals.score.judges.details import POINTING, added_detail
 from evals.score.judges.modifiers import modifier_conflict
+from evals.text.lemmas import lemma, part_of_speech
 from evals.text.normalize import missing_numbers, split_sentences
 
 
@@ -325,7 +326,7 @@ def _russian_features(
             claim, context, " ".join(_context(sentences, shares, NEAR_COVERAGE))),
         "actor_conflict": lambda: lx.actor_conflict(claim, evidence),
         "cause_added": lambda: _cause_added(claim, evidence),
-        "delegated": lambda: lx.delegated(claim, context, len(missing_words)),
+        "delegated": lambda: lx.delegated(claim, context, sum(map(_states_content, missing_words))),
         "roles_swapped": lambda: lx.roles_swapped(claim, context),
         "modifier_conflict": lambda: modifier_conflict(claim, evidence, missing_words),
     }
@@ -345,6 +346,16 @@ def _russian_features(
         fired |= _run_until_fired(partial_checks, every_rule)
     unread = {"missing_numbers": (), "bound_conflicts": (), "negation_flips": ()}  # the required fields, when not read
     return OfflineFeatures(modality_gap=False, lang="ru", **measured, **(unread | fired))  # type: ignore[arg-type]
+
+
+def _states_content(word: str) -> bool:
+    """A missing claim word that states content of its own: not a verb (paraphrase swaps verbs
+    freely, "ведут" for "осуществляющими"), not a pointer ("профильного", "этого")."""
+    return part_of_speech(word) not in _VERB_POS and lemma(word) not in _POINTERS
+
+
+_VERB_POS = frozenset({"VERB", "INFN", "PRTS", "GRND"})
+_POINTERS = POINTING | {"профильный", "соответствующий", "указанный"}
 
 
 def _run_until_fired(checks: dict[str, Callable[[], object]], every: bool = False) -> dict[str, object]:
