@@ -154,25 +154,37 @@ def load_sets(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
 
 
 def write_table(fitted: dict[str, tuple[list[float], str]], checked: dict[str, dict[str, Any]]) -> None:
+    """calibration_table.py with the languages refitted here; a language not given keeps its
+    shipped entry as it is (refitting Russian must not wipe the English coefficients)."""
+    entries: dict[str, dict[str, Any]] = {}
+    for lang in ("ru", "en"):
+        if lang not in fitted:
+            entries[lang] = dict(calibration.CALIBRATION[lang])
+            continue
+        weights, source = fitted[lang]
+        entry: dict[str, Any] = {"weights": [round(w, 6) for w in weights], "fitted_on": source}
+        if lang in checked:  # the cross-fitted check, shown in reports' Method section
+            entry["cross_fitted_ece"] = round(checked[lang]["ece"], 4)
+            entry["cross_fitted_macro_f1"] = round(checked[lang]["binary_macro_f1"], 4)
+            entry["reliability"] = [[b.low, b.high, b.n, b.mean_predicted, b.observed]
+                                    for b in checked[lang]["reliability_seed0"].bins if b.n]
+        entries[lang] = entry
     lines = ['"""Shipped calibration coefficients (generated: python bench/judge_calibration.py --write)."""', "",
              "CALIBRATION: dict[str, dict[str, object]] = {"]
-    for lang in ("ru", "en"):
-        weights, source = fitted.get(lang, ([0.0] * len(calibration.FEATURES), "none"))
+    for lang, entry in entries.items():
         lines.append(f"    {json.dumps(lang)}: {{")
         lines.append(f"        \"features\": {json.dumps(','.join(calibration.FEATURES))},")
-        lines.append(f"        \"weights\": {json.dumps([round(w, 6) for w in weights])},")
-        parts = [json.dumps(part, ensure_ascii=False) for part in source.split(" + ")]  # one set a line
+        lines.append(f"        \"weights\": {json.dumps(entry['weights'])},")
+        parts = [json.dumps(part, ensure_ascii=False) for part in str(entry["fitted_on"]).split(" + ")]  # a set a line
         joined = "\n            ".join(f"{part[:-1]} + \"" if i < len(parts) - 1 else part
                                        for i, part in enumerate(parts))
         lines.append(f"        \"fitted_on\": ({joined}),")
-        if lang in checked:  # the cross-fitted check, shown in reports' Method section
-            rel = checked[lang]["reliability_seed0"]
-            lines.append(f"        \"cross_fitted_ece\": {round(checked[lang]['ece'], 4)},")
-            lines.append(f"        \"cross_fitted_macro_f1\": {round(checked[lang]['binary_macro_f1'], 4)},")
+        if "reliability" in entry:
+            lines.append(f"        \"cross_fitted_ece\": {entry['cross_fitted_ece']},")
+            lines.append(f"        \"cross_fitted_macro_f1\": {entry['cross_fitted_macro_f1']},")
             lines.append("        \"reliability\": [")
-            for b in rel.bins:
-                if b.n:
-                    lines.append(f"            [{b.low:.1f}, {b.high:.1f}, {b.n}, {b.mean_predicted}, {b.observed}],")
+            for low, high, n, predicted, observed in entry["reliability"]:
+                lines.append(f"            [{float(low):.1f}, {float(high):.1f}, {n}, {predicted}, {observed}],")
             lines.append("        ],")
         lines.append("    },")
     lines.append("}")

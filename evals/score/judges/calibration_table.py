@@ -3,22 +3,27 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-3.370788, 2.458612, -0.399542, -1.581224, -0.238087, -0.834589, 0.921796, 0.226312, 1.098076],
+        "weights": [-2.537321, 1.779672, -0.695313, -1.720123, -0.085234, -2.352548, 0.95923, -0.044941, 1.443143],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
-            "bench/judge_ru_real.jsonl, 580 pairs"),
-        "cross_fitted_ece": 0.0254,
-        "cross_fitted_macro_f1": 0.8986,
+            "bench/judge_ru_real.jsonl + "
+            "bench/judge_ru_realE.jsonl + "
+            "bench/judge_ru_blind.jsonl + "
+            "bench/judge_ru_blind2.jsonl + "
+            "bench/judge_ru_blind3.jsonl + "
+            "bench/judge_ru_blind4.jsonl, 1090 pairs"),
+        "cross_fitted_ece": 0.0221,
+        "cross_fitted_macro_f1": 0.8606,
         "reliability": [
-            [0.0, 0.1, 267, 0.0454, 0.0337],
-            [0.1, 0.2, 69, 0.1287, 0.1449],
-            [0.2, 0.3, 2, 0.2148, 0.5],
-            [0.3, 0.4, 2, 0.3261, 1.0],
-            [0.5, 0.6, 1, 0.5992, 1.0],
-            [0.6, 0.7, 10, 0.6439, 0.9],
-            [0.7, 0.8, 49, 0.7705, 0.8163],
-            [0.8, 0.9, 158, 0.8532, 0.8291],
-            [0.9, 1.0, 22, 0.9137, 1.0],
+            [0.0, 0.1, 576, 0.0428, 0.0417],
+            [0.1, 0.2, 32, 0.1229, 0.0938],
+            [0.2, 0.3, 2, 0.255, 0.5],
+            [0.4, 0.5, 1, 0.4284, 1.0],
+            [0.5, 0.6, 13, 0.5565, 0.8462],
+            [0.6, 0.7, 80, 0.6584, 0.675],
+            [0.7, 0.8, 261, 0.7534, 0.7165],
+            [0.8, 0.9, 124, 0.8285, 0.879],
+            [0.9, 1.0, 1, 0.9002, 1.0],
         ],
     },
     "en": {

@@ -129,9 +129,11 @@ def _included(claim: str, candidates: set[str]) -> list[tuple[str, str]]:
 
 # A frequency or a time limit the claim states ("ежегодно", "в течение месяца") where the
 # fragments state no time at all: a deadline or a rhythm of the claim's own.
-_FREQUENCY_RE = re.compile(r"(?<!\w)(?:ежегодн|ежемесячн|еженедельн|ежедневн|ежеквартальн|круглосуточн)\w*")
-_ANY_TIME_RE = re.compile(r"(?<!\w)(?:раз|ежегодн|ежемесячн|еженедельн|ежедневн|ежеквартальн|круглосуточн|срок|"
-                          r"период|немедленн|незамедлительн|безотлагательн|своевременн)\w*")
+_FREQUENCY_RE = re.compile(r"(?<!\w)(?:(?:ежегодн|ежемесячн|еженедельн|ежедневн|ежеквартальн|круглосуточн)\w*|"
+                           r"раза? в (?:год|полгода|полугодие|квартал|месяц|неделю|день|сутки|смену)(?!\w))")
+# ("раз" as a word: "размещению" states no time)
+_ANY_TIME_RE = re.compile(r"(?<!\w)(?:раза?(?!\w)|(?:ежегодн|ежемесячн|еженедельн|ежедневн|ежеквартальн|круглосуточн|"
+                          r"срок|период|немедленн|незамедлительн|безотлагательн|своевременн)\w*)")
 
 
 def _added_time(claim: str, evidence: Sequence[str]) -> str | None:
