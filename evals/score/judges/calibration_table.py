@@ -3,7 +3,7 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-2.537321, 1.779672, -0.695313, -1.720123, -0.085234, -2.352548, 0.95923, -0.044941, 1.443143],
+        "weights": [-2.523837, 1.784885, -0.728743, -1.690836, -0.096847, -2.348069, 0.953973, -0.047465, 1.44662],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_real.jsonl + "
@@ -12,18 +12,17 @@ CALIBRATION: dict[str, dict[str, object]] = {
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
             "bench/judge_ru_blind4.jsonl, 1090 pairs"),
-        "cross_fitted_ece": 0.0221,
+        "cross_fitted_ece": 0.0229,
         "cross_fitted_macro_f1": 0.8606,
         "reliability": [
-            [0.0, 0.1, 576, 0.0428, 0.0417],
-            [0.1, 0.2, 32, 0.1229, 0.0938],
-            [0.2, 0.3, 2, 0.255, 0.5],
-            [0.4, 0.5, 1, 0.4284, 1.0],
-            [0.5, 0.6, 13, 0.5565, 0.8462],
-            [0.6, 0.7, 80, 0.6584, 0.675],
-            [0.7, 0.8, 261, 0.7534, 0.7165],
-            [0.8, 0.9, 124, 0.8285, 0.879],
-            [0.9, 1.0, 1, 0.9002, 1.0],
+            [0.0, 0.1, 579, 0.0431, 0.0415],
+            [0.1, 0.2, 29, 0.1229, 0.1034],
+            [0.2, 0.3, 2, 0.2557, 0.5],
+            [0.4, 0.5, 1, 0.4287, 1.0],
+            [0.5, 0.6, 13, 0.5567, 0.8462],
+            [0.6, 0.7, 81, 0.659, 0.679],
+            [0.7, 0.8, 260, 0.7536, 0.7154],
+            [0.8, 0.9, 125, 0.8289, 0.88],
         ],
     },
     "en": {
