@@ -25,5 +25,6 @@ fi
 python3 -m ruff check .
 python3 -m mypy evals
 
-python3 -m pytest "$@"
+# one worker per core (pytest-xdist); CITEVAL_TEST_WORKERS=0 runs the tests in this one process
+python3 -m pytest -n "${CITEVAL_TEST_WORKERS:-auto}" "$@"
 # pytest exits 5 when it collected no test; set -e already turns that into a failure.
