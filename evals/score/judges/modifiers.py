@@ -23,7 +23,7 @@ from evals.text.lemmas import agrees, can_be, lemma, part_of_speech
 # Adjectives that point or quantify rather than name a kind: the added-detail rule's pointers
 # (details.POINTING) and the quantifiers and references a kind is never named by ("профильный":
 # "of the body's own field", how an answer says "структурное подразделение … в сфере …").
-_POINTING = POINTING | {"соответствующий", "профильный", "указанный", "следующий", "любой", "какой", "всякий",
+POINTING_ADJECTIVES = POINTING | {"соответствующий", "профильный", "указанный", "следующий", "любой", "какой", "всякий",
                         "никакой", "определённый", "определенный"}
 # What may stand between two adjectives of one head ("предсменных (предрейсовых), послесменных …").
 _BETWEEN = frozenset({"и", "или", "либо"})
@@ -38,7 +38,7 @@ _SYNONYMS = {word: group for group in _SYNONYM_GROUPS for word in group}
 
 def _kind_adjective(word: str) -> bool:
     # not a word that can be read as a participle too ("прошедший обследование" is a verb's phrase)
-    return part_of_speech(word) == "ADJF" and not can_be(word, "PRTF") and lemma(word) not in _POINTING
+    return part_of_speech(word) == "ADJF" and not can_be(word, "PRTF") and lemma(word) not in POINTING_ADJECTIVES
 
 
 def _head(words: Sequence[str], at: int) -> str | None:

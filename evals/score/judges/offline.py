@@ -68,8 +68,8 @@ from functools import lru_cache
 from evals.score.judges import calibration
 from evals.score.judges import lexicon as lx
 from evals.score.judges.base import JudgeInput, JudgeResult, SupportJudge
-from evals.score.judges.details import POINTING, added_detail
-from evals.score.judges.modifiers import modifier_conflict
+from evals.score.judges.details import added_detail
+from evals.score.judges.modifiers import POINTING_ADJECTIVES, modifier_conflict
 from evals.text.lemmas import lemma, part_of_speech
 from evals.text.normalize import missing_numbers, split_sentences
 
@@ -351,11 +351,10 @@ def _russian_features(
 def _states_content(word: str) -> bool:
     """A missing claim word that states content of its own: not a verb (paraphrase swaps verbs
     freely, "ведут" for "осуществляющими"), not a pointer ("профильного", "этого")."""
-    return part_of_speech(word) not in _VERB_POS and lemma(word) not in _POINTERS
+    return part_of_speech(word) not in _VERB_POS and lemma(word) not in POINTING_ADJECTIVES
 
 
 _VERB_POS = frozenset({"VERB", "INFN", "PRTS", "GRND"})
-_POINTERS = POINTING | {"профильный", "соответствующий", "указанный"}
 
 
 def _run_until_fired(checks: dict[str, Callable[[], object]], every: bool = False) -> dict[str, object]:
