@@ -225,7 +225,11 @@ def _bound(norm_text: str, mention: NumberMention) -> str:
 
 
 # An order against an event: "до начала деятельности" against "после начала деятельности".
-_EVENT_ORDER_RE = re.compile(r"(?<!\w)(до|после|прежде)\s+([^\W\d_]{3,})")
+# "По результатам (итогам) применения" is after the use; "до начала применения" is before it (and
+# before its start: "после начала применения" against it is an opposite too).
+_EVENT_ORDER_RE = re.compile(
+    r"(?<!\w)(до|после|прежде|по\s+(?:результатам|итогам|окончании|завершении))\s+([^\W\d_]{3,})"
+    r"(?:(?<=начала)(?:\s+(?:его|ее|её|их))?\s+([^\W\d_]{3,}))?")
 
 
 def _same_event(a: str, b: str) -> bool:
@@ -242,8 +246,10 @@ def event_order_conflicts(claim: str, evidence: str) -> list[str]:
     def orders(text: str) -> dict[str, tuple[str, set[str]]]:
         found: dict[str, tuple[str, set[str]]] = {}
         for m in _EVENT_ORDER_RE.finditer(text):
-            order = "after" if m.group(1) == "после" else "before"
+            order = "before" if m.group(1) in ("до", "прежде") else "after"
             named = [m.group(2)]
+            if order == "before" and m.group(2) == "начала" and m.group(3):
+                named.append(m.group(3))
             if m.group(2) == "того":  # "после того, как … вынесено решение": the clause's verb names the event
                 clause = _CLAUSE_END_RE.split(text[m.end() : m.end() + 80], maxsplit=1)[0]
                 named = [w for w in words(clause)[:8] if part_of_speech(w) in _PREDICATE_POS]
