@@ -987,14 +987,36 @@ _EVIDENCE_CLASS_UNIVERSAL_RE = re.compile(
     r"(?<!\w)(?:люб\w*|всегда|никак\w*|ни в каких|ни при каких|без исключения|всяк\w*|каких-либо|какой-либо|"
     r"какого-либо|каким-либо|все|всех|всем|всеми|каждый|каждого|каждому|каждая|каждую|независимо от)(?!\w)"
 )
+_UNIVERSAL_STRONG_EVIDENCE_RE = re.compile(
+    r"(?<!\w)(?:люб\w*|всегда|никак\w*|ни в каких|ни при каких|без исключения|всяк\w*|каких-либо|какой-либо|"
+    r"какого-либо|каким-либо|независимо от)(?!\w)"
+)
 _EVIDENCE_WHOLE_RE = re.compile(r"(?<!\w)(?:весь|всего|всей|всё время|все время)(?!\w)")
+
+
+_NEXT_WORD_RE = re.compile(r"\s+([^\W\d_]{3,})")
+
+
+def _quantifies_another(claim: str, found: re.Match[str], evidence: str) -> bool:
+    """A claim's "все"/"каждый" before a noun ("все вузы") that the fragment's own "все"/"каждый"
+    do not quantify ("во всех сферах"): the fragment's quantifier licenses no other class."""
+    if _CLASS_UNIVERSAL_RE.fullmatch(found.group(0)) is None:
+        return False
+    after = _NEXT_WORD_RE.match(claim, found.end())
+    if after is None or after.group(1) in ("кто", "что", "которые", "которых"):  # "все, кто …": whoever
+        return False
+    if _UNIVERSAL_STRONG_EVIDENCE_RE.search(evidence):
+        return False
+    quantified = {stem(w) for w in content_words(claim[found.end() : found.end() + 60])[:3]}
+    return not any(quantified & {stem(w) for w in content_words(evidence[m.end() : m.end() + 60])[:3]}
+                   for m in _CLASS_UNIVERSAL_RE.finditer(evidence))
 
 
 def added_universal(claim: str, evidence: str) -> str | None:
     """The claim generalises with a quantifier ("любой", "всегда", "никаких") the evidence lacks."""
     plain = _UNIVERSAL_IDIOM_RE.sub(" ", claim)
     for found in [*_UNIVERSAL_RE.finditer(plain), *_CLASS_UNIVERSAL_RE.finditer(plain)]:  # the strong named first
-        if _EVIDENCE_CLASS_UNIVERSAL_RE.search(evidence):
+        if _EVIDENCE_CLASS_UNIVERSAL_RE.search(evidence) and not _quantifies_another(plain, found, evidence):
             return None
         if found.group(0) == "всегда" and _EVIDENCE_WHOLE_RE.search(evidence):
             continue
