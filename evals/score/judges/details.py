@@ -71,6 +71,10 @@ def _detail_word(word: str) -> bool:
     return key not in POINTING and key not in JURISDICTION and part_of_speech(word) in _DETAIL_POS
 
 
+# personal pronouns inside a phrase ("ведущийся им реестр", "в его карте")
+_PERSONAL = frozenset({"его", "ее", "её", "их", "им", "ими", "ему", "ей", "ним", "него", "нее", "неё", "них"})
+
+
 def _phrases(claim: str, unheld: set[str]) -> tuple[list[list[str]], list[list[str]]]:
     """Runs of unheld words in the claim (one joining word allowed between two), the run that
     starts at the claim's first content word left out; each also as the claim says it."""
@@ -96,7 +100,8 @@ def _phrases(claim: str, unheld: set[str]) -> tuple[list[list[str]], list[list[s
         elif word in _GLUE and current and not glued:
             said.append(word)
             glued = True
-        elif current and lemma(word) in POINTING:  # "на своём интернет-ресурсе": a pointer joins, as glue does
+        elif current and (lemma(word) in POINTING or word in _PERSONAL):
+            # a pointer joins, as glue does: "на своём интернет-ресурсе", "в ведущийся им реестр"
             said.append(word)
         else:
             if current and not started_first:
