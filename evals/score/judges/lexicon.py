@@ -1240,7 +1240,16 @@ def dropped_condition(claim: str, evidence: str) -> str | None:
         if claim_numbers & {m.value for m in extract_numbers(span)}:
             continue  # "при не менее 80 %" keeps "если работник дал не менее 80 %"
         return f"claim drops the condition '{found.group(0)} {' '.join(following)}'"
+    for found in _INDICATION_RE.finditer(evidence):
+        if "показан" not in claim and not about_another_part(claim, evidence, found.start()):
+            return f"claim drops the condition '{found.group(0).strip(' ,')}'"
     return None
+
+
+# A condition that is its own words: "по (медицинским) показаниям" — only when a doctor finds it
+# needed; not after "а также", "или" ("профилактические, а также по показаниям …" adds a second case).
+_INDICATION_RE = re.compile(r"(?<!а также )(?<!или )(?<!\w)по (?:медицинским |клиническим |эпидемиологическим |"
+                            r"жизненным )?показаниям(?!\w)")
 
 
 # Requirements joined by "и" ("после повышения квалификации, стажировки и оценки …", "имеющие
