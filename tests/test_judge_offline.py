@@ -333,6 +333,10 @@ RU_RULES = [
     ("Каждый медработник обязан пройти обучение по гигиене рук.",
      ["Медицинские работники хирургических отделений обязаны пройти обучение по гигиене рук."],
      "partial", "claim generalises: 'каждый'"),
+    # the fragment's own "каждом" (any case of the word) licenses the claim's
+    ("Текст алгоритма размещается в каждом процедурном кабинете.",
+     ["Текст алгоритма размещается в каждом процедурном кабинете."],
+     "supported", "no number, bound, negation, modality, actor or cause disagrees"),
     ("Пациент должен сообщить врачу всё, что нужно для лечения.",
      ["Пациент обязан сообщить лечащему врачу сведения, необходимые для лечения."],
      "supported", "no number, bound, negation, modality, actor or cause disagrees"),
