@@ -3,7 +3,7 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-2.523837, 1.784885, -0.728743, -1.690836, -0.096847, -2.348069, 0.953973, -0.047465, 1.44662],
+        "weights": [-2.661425, 1.923488, -0.720246, -1.693414, -0.190742, -2.319934, 0.994617, 0.034557, 1.49174],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_real.jsonl + "
@@ -12,17 +12,19 @@ CALIBRATION: dict[str, dict[str, object]] = {
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
             "bench/judge_ru_blind4.jsonl, 1090 pairs"),
-        "cross_fitted_ece": 0.0229,
-        "cross_fitted_macro_f1": 0.8606,
+        "cross_fitted_ece": 0.0194,
+        "cross_fitted_macro_f1": 0.8758,
         "reliability": [
-            [0.0, 0.1, 579, 0.0431, 0.0415],
-            [0.1, 0.2, 29, 0.1229, 0.1034],
-            [0.2, 0.3, 2, 0.2557, 0.5],
-            [0.4, 0.5, 1, 0.4287, 1.0],
-            [0.5, 0.6, 13, 0.5567, 0.8462],
-            [0.6, 0.7, 81, 0.659, 0.679],
-            [0.7, 0.8, 260, 0.7536, 0.7154],
-            [0.8, 0.9, 125, 0.8289, 0.88],
+            [0.0, 0.1, 587, 0.0434, 0.0409],
+            [0.1, 0.2, 42, 0.1251, 0.119],
+            [0.2, 0.3, 1, 0.2222, 0.0],
+            [0.3, 0.4, 1, 0.322, 1.0],
+            [0.4, 0.5, 1, 0.4627, 1.0],
+            [0.5, 0.6, 7, 0.5781, 0.8571],
+            [0.6, 0.7, 49, 0.6678, 0.8163],
+            [0.7, 0.8, 205, 0.7606, 0.7073],
+            [0.8, 0.9, 192, 0.8371, 0.8542],
+            [0.9, 1.0, 5, 0.9081, 1.0],
         ],
     },
     "en": {
