@@ -3,7 +3,7 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-2.661425, 1.923488, -0.720246, -1.693414, -0.190742, -2.319934, 0.994617, 0.034557, 1.49174],
+        "weights": [-2.85697, 2.139012, -0.538916, -1.517446, -0.11679, -2.31084, 0.957455, 0.056052, 1.462365],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_real.jsonl + "
@@ -12,19 +12,18 @@ CALIBRATION: dict[str, dict[str, object]] = {
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
             "bench/judge_ru_blind4.jsonl, 1090 pairs"),
-        "cross_fitted_ece": 0.0194,
-        "cross_fitted_macro_f1": 0.8758,
+        "cross_fitted_ece": 0.0248,
+        "cross_fitted_macro_f1": 0.8774,
         "reliability": [
-            [0.0, 0.1, 587, 0.0434, 0.0409],
-            [0.1, 0.2, 42, 0.1251, 0.119],
-            [0.2, 0.3, 1, 0.2222, 0.0],
-            [0.3, 0.4, 1, 0.322, 1.0],
-            [0.4, 0.5, 1, 0.4627, 1.0],
-            [0.5, 0.6, 7, 0.5781, 0.8571],
-            [0.6, 0.7, 49, 0.6678, 0.8163],
-            [0.7, 0.8, 205, 0.7606, 0.7073],
-            [0.8, 0.9, 192, 0.8371, 0.8542],
-            [0.9, 1.0, 5, 0.9081, 1.0],
+            [0.0, 0.1, 589, 0.0429, 0.0424],
+            [0.1, 0.2, 40, 0.1246, 0.075],
+            [0.3, 0.4, 1, 0.3369, 1.0],
+            [0.4, 0.5, 1, 0.4666, 1.0],
+            [0.5, 0.6, 6, 0.5805, 1.0],
+            [0.6, 0.7, 46, 0.6656, 0.8043],
+            [0.7, 0.8, 210, 0.76, 0.7095],
+            [0.8, 0.9, 193, 0.8363, 0.8549],
+            [0.9, 1.0, 4, 0.9095, 1.0],
         ],
     },
     "en": {
