@@ -522,6 +522,10 @@ def _held_as_hour(mention: NumberMention, units_of: dict[str, set[str | None]]) 
     return units is not None and bool(units & {None, "hour"}) and any("hour" in u for u in units_of.values())
 
 
+_OWN_ARTICLE_RE = re.compile(r"(?<!\w)(?:настоящ|данн|эт)\w* стать")
+_ARTICLE_BEFORE_RE = re.compile(r"(?:(?<!\w)ст\.|(?<!\w)стать\w*)\s*$")
+
+
 def missing_numbers(claim_text: str, evidence_texts: Sequence[str], strict_units: bool = False) -> list[str]:
     """Values of the claim's numbers that no evidence text holds, the evidence read as one union
     (a claim backed by two citations together is backed). A number is held when some fragment
@@ -543,7 +547,13 @@ def missing_numbers(claim_text: str, evidence_texts: Sequence[str], strict_units
         evidence_durations |= durations
     missing: list[str] = []
     claim_numbering = _item_numbers(claim_norm, claim) if strict_units else set()
+    # a fragment that names its own article only as "настоящей статьи" cannot hold the number an
+    # answer gives it ("в п. 4 ст. 60 Кодекса" for "в пункте 4 настоящей статьи"): not a claim's fact
+    own_article = bool(claim_numbering) and any(_OWN_ARTICLE_RE.search(normalize(text)) for text in evidence_texts)
     for m in claim:
+        if own_article and m.start in claim_numbering and _ARTICLE_BEFORE_RE.search(claim_norm, max(0, m.start - 9),
+                                                                                    m.start):
+            continue
         held_duration = (d := mention_duration(m)) is not None and d in evidence_durations
         units = units_of.get(m.value)
         if strict_units and units is not None:
