@@ -3,7 +3,7 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-2.85697, 2.139012, -0.538916, -1.517446, -0.11679, -2.31084, 0.957455, 0.056052, 1.462365],
+        "weights": [-2.861165, 2.191095, -0.545016, -1.61431, -0.070727, -2.297306, 0.952938, 0.041459, 1.381043],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_real.jsonl + "
@@ -12,18 +12,18 @@ CALIBRATION: dict[str, dict[str, object]] = {
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
             "bench/judge_ru_blind4.jsonl, 1090 pairs"),
-        "cross_fitted_ece": 0.0248,
-        "cross_fitted_macro_f1": 0.8774,
+        "cross_fitted_ece": 0.0229,
+        "cross_fitted_macro_f1": 0.8784,
         "reliability": [
-            [0.0, 0.1, 589, 0.0429, 0.0424],
-            [0.1, 0.2, 40, 0.1246, 0.075],
-            [0.3, 0.4, 1, 0.3369, 1.0],
-            [0.4, 0.5, 1, 0.4666, 1.0],
-            [0.5, 0.6, 6, 0.5805, 1.0],
-            [0.6, 0.7, 46, 0.6656, 0.8043],
-            [0.7, 0.8, 210, 0.76, 0.7095],
-            [0.8, 0.9, 193, 0.8363, 0.8549],
-            [0.9, 1.0, 4, 0.9095, 1.0],
+            [0.0, 0.1, 589, 0.0415, 0.0407],
+            [0.1, 0.2, 39, 0.1232, 0.0769],
+            [0.3, 0.4, 1, 0.3365, 1.0],
+            [0.4, 0.5, 1, 0.4696, 1.0],
+            [0.5, 0.6, 6, 0.5808, 1.0],
+            [0.6, 0.7, 46, 0.6671, 0.8043],
+            [0.7, 0.8, 209, 0.7604, 0.7129],
+            [0.8, 0.9, 196, 0.8362, 0.852],
+            [0.9, 1.0, 3, 0.9108, 1.0],
         ],
     },
     "en": {
