@@ -996,14 +996,11 @@ _UNIVERSAL_IDIOM_RE = re.compile(r"(?<!\w)(?:вс[её] (?:равно|же|ос�
 # ("независимо от формы собственности" is "любой формы собственности").
 # "весь"/"всего" quantify one whole ("в течение всего времени", "на весь период"), which licenses
 # "всегда" but not "любой" (measured on the dev pairs: two generalisations it let through).
-_EVIDENCE_CLASS_UNIVERSAL_RE = re.compile(
-    r"(?<!\w)(?:люб\w*|всегда|никак\w*|ни в каких|ни при каких|без исключения|всяк\w*|каких-либо|какой-либо|"
-    r"какого-либо|каким-либо|все|всех|всем|всеми|кажд(?:ый|ого|ому|ым|ая|ую|ой|ом|ые|ых)|независимо от)(?!\w)"
-)
 _UNIVERSAL_STRONG_EVIDENCE_RE = re.compile(
     r"(?<!\w)(?:люб\w*|всегда|никак\w*|ни в каких|ни при каких|без исключения|всяк\w*|каких-либо|какой-либо|"
     r"какого-либо|каким-либо|независимо от)(?!\w)"
 )
+_EVIDENCE_CLASS_UNIVERSAL_RE = re.compile(f"{_UNIVERSAL_STRONG_EVIDENCE_RE.pattern}|{_CLASS_UNIVERSAL_RE.pattern}")
 _EVIDENCE_WHOLE_RE = re.compile(r"(?<!\w)(?:весь|всего|всей|всё время|все время)(?!\w)")
 
 

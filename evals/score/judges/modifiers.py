@@ -23,8 +23,8 @@ from evals.text.lemmas import agrees, can_be, lemma, part_of_speech
 # Adjectives that point or quantify rather than name a kind: the added-detail rule's pointers
 # (details.POINTING) and the quantifiers and references a kind is never named by ("профильный":
 # "of the body's own field", how an answer says "структурное подразделение … в сфере …").
-POINTING_ADJECTIVES = POINTING | {"соответствующий", "профильный", "указанный", "следующий", "любой", "какой", "всякий",
-                        "никакой", "определённый", "определенный"}
+POINTING_ADJECTIVES = POINTING | {"соответствующий", "профильный", "указанный", "следующий", "любой", "какой",
+                                  "всякий", "никакой", "определённый", "определенный"}
 # What may stand between two adjectives of one head ("предсменных (предрейсовых), послесменных …").
 _BETWEEN = frozenset({"и", "или", "либо"})
 HEAD_REACH = 3  # words from a claim adjective to its head noun
