@@ -165,6 +165,11 @@ def added_detail(claim: str, evidence: Sequence[str], missing_words: Sequence[st
     timed = _added_time(claim, evidence) if missing_words else None
     if timed is not None:
         return timed
+    if missing_words:  # a body's name is content words of its own: none missing, none added
+        asked = [lx.expand_abbreviations(lx.prepare(question))] if question else []
+        body = lx.added_body(claim, " ".join([*evidence, *asked]))
+        if body is not None:
+            return body
     candidates = {w for w in missing_words if _detail_word(w)}
     if candidates and "уполномоченн" in claim:
         candidates -= {w for m in _HEALTH_BODY_RE.finditer(claim) for w in m.groups()}
