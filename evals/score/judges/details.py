@@ -141,6 +141,12 @@ _ANY_TIME_RE = re.compile(r"(?<!\w)(?:раза?(?!\w)|(?:ежегодн|ежем
                           r"срок|период|немедленн|незамедлительн|безотлагательн|своевременн)\w*)")
 
 
+# A term the fragment names only as set elsewhere ("в установленный срок", "в сроки, определенные
+# …") states no time: a duration the claim gives it is the claim's own.
+_TERM_SET_ELSEWHERE_RE = re.compile(r"(?<!\w)(?:(?:установленн|определенн|предусмотренн)\w* срок\w*|"
+                                    r"срок\w*,? (?:установленн|определенн|предусмотренн)\w*)")
+
+
 def _added_time(claim: str, evidence: Sequence[str]) -> str | None:
     found = _FREQUENCY_RE.search(claim)
     said = found.group(0) if found else None
@@ -150,6 +156,8 @@ def _added_time(claim: str, evidence: Sequence[str]) -> str | None:
     if said is None:
         return None
     for text in evidence:
+        if "срок" in text:
+            text = _TERM_SET_ELSEWHERE_RE.sub(" ", text)
         if (_ANY_TIME_RE.search(text) or numerals.bare_durations(text)
                 or any(m.unit is not None for m in extract_numbers(text))):
             return None
