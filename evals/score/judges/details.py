@@ -147,11 +147,22 @@ _TERM_SET_ELSEWHERE_RE = re.compile(r"(?<!\w)(?:(?:установленн|опр
                                     r"срок\w*,? (?:установленн|определенн|предусмотренн)\w*)")
 
 
+_NEXT_WORD_RE = re.compile(r"\s+([^\W\d_]+)")
+
+
+def _names_a_day(text: str, start: int, end: int) -> bool:
+    """ "в день донации", "на день выписки": the day of an event, not a duration of one day."""
+    if text[start:end] not in ("день", "дни") or not text[:start].endswith(("в ", "на ")):
+        return False
+    after = _NEXT_WORD_RE.match(text, end)
+    return after is not None and part_of_speech(after.group(1)) == "NOUN"
+
+
 def _added_time(claim: str, evidence: Sequence[str]) -> str | None:
     found = _FREQUENCY_RE.search(claim)
     said = found.group(0) if found else None
     if said is None:
-        bare = numerals.bare_durations(claim)
+        bare = [b for b in numerals.bare_durations(claim) if not _names_a_day(claim, b[0], b[1])]
         said = claim[bare[0][0] : bare[0][1]] if bare else None
     if said is None:
         return None

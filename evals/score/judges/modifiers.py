@@ -32,7 +32,8 @@ MODIFIER_REACH = 6  # words before a fragment's head that may still qualify it
 # Adjectives a paraphrase swaps for one another: one kind, not another ("нужную информацию" is
 # the fragment's "необходимую информацию"). By lemma; each group names one meaning.
 _SYNONYM_GROUPS = (frozenset({"нужный", "необходимый"}), frozenset({"самостоятельный", "независимый"}),
-                   frozenset({"бесплатный", "безвозмездный"}), frozenset({"иностранный", "зарубежный"}))
+                   frozenset({"бесплатный", "безвозмездный"}), frozenset({"иностранный", "зарубежный"}),
+                   frozenset({"преимущественный", "приоритетный"}))
 _SYNONYMS = {word: group for group in _SYNONYM_GROUPS for word in group}
 
 
