@@ -1452,6 +1452,24 @@ _NOT_UNTIL_RE = re.compile(r"(?<!\w)(?:не|нельзя|запрещ\w*)(?!\w)(
 _AFTER_RE = re.compile(r"(?<!\w)после(?!\w)")
 
 
+# "без согласия … не передаются" (or "нельзя … без"): the claim bars the act without something,
+# where the fragment does it "без" that and negates nothing ("предоставляются … без получения
+# разрешения"). In the 1,210 Russian pairs: 7 such claims, all unsupported.
+_BARRED_WITHOUT_RE = re.compile(r"(?<!\w)(?:не|нельзя|запрещ\w*)(?!\w)(?:\W+\w+){0,6}?\W+без(?!\w)|"
+                                r"(?<!\w)без(?!\w)(?:\W+\w+){1,12}?\W+(?:не|нельзя|запрещ\w*)(?!\w)")
+_ANY_NEGATION_RE = re.compile(r"(?<!\w)(?:не|нельзя|запрещ\w*|ни|только|лишь)(?!\w)")
+_WITHOUT_RE = re.compile(r"(?<!\w)без(?!\w)")
+
+
+def barred_without(claim: str, evidence: str) -> str | None:
+    """The claim bars the act without something; the fragment does it without, negating nothing."""
+    if "без" not in claim or "без" not in evidence or _ANY_NEGATION_RE.search(evidence):
+        return None
+    if _BARRED_WITHOUT_RE.search(claim) is None or _WITHOUT_RE.search(evidence) is None:
+        return None
+    return "claim bars it 'без' something, the fragment does it without"
+
+
 def only_with(claim: str, evidence: str) -> bool:
     """One side says "не … без X", the other "только … X" (and states no "без" of its own); or
     one side bars who has not done X ("не прошедшие … не допускаются"), the other admits only

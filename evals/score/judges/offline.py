@@ -378,6 +378,9 @@ def _russian_flips(claim: str, context_sentences: list[str], context: str) -> li
     antonym = lx.prefix_antonyms(claim, context)
     if antonym is not None:
         flips.append(antonym)
+    barred = lx.barred_without(claim, context)
+    if barred is not None:
+        flips.append(barred)
     return flips
 
 
