@@ -60,6 +60,9 @@ def test_numbers():
     assert _values("до 01.07.2025") == [("date", "2025-07-01")]
     assert _values("с 2025-07-01") == [("date", "2025-07-01")]
     assert _values("с 1 июля 2025 года") == [("date", "2025-07-01")]
+    # a day of a month without a year is a day of every year (ISO 8601 "--MM-DD"), not the number 1
+    assert _values("до 1 марта года, следующего за отчетным") == [("date", "--03-01")]
+    assert _values("29 февраля") == [("date", "--02-29")]
     assert _values("15%") == [("percent", "15")]
     assert _values("0,1 % в день") == [("percent", "0.1")]
     assert _values("2,5 мг") == [("number", "2.5")]

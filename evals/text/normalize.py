@@ -252,6 +252,7 @@ _NUMBER_RE = re.compile(
     r"(?=\d)(?:(?P<iso>(?<!\d)\d{4}-\d{2}-\d{2}(?!\d))"
     r"|(?P<dmy>(?<![\d.])\d{1,2}\.\d{1,2}\.\d{4}(?!\d))"
     rf"|(?P<textdate>(?<!\d)\d{{1,2}}{_SPACE}+{_MONTH_RE}{_SPACE}+\d{{4}})"
+    rf"|(?P<daymonth>(?<!\d)\d{{1,2}}{_SPACE}+{_MONTH_RE}(?!\w))"  # "до 1 марта": a day of every year
     r"|(?P<time>(?<!\d)\d{1,2}:\d{2}(?!\d))"
     r"|(?P<frac>(?<![\d/.,])\d{1,2}/\d{1,2}(?![\d/.,]))"  # "3/4 объёма", read as "три четверти" is
     rf"|(?P<num>\d{{1,3}}(?:{_SPACE}\d{{3}})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)?)"
@@ -385,6 +386,9 @@ def _extract_numbers(text: str, words: bool) -> tuple[NumberMention, ...]:
         elif alternative == "textdate":
             parts = re.split(_SPACE + "+", raw)
             value, kind = _iso(int(parts[2]), _month_number(parts[1]), int(parts[0])), "date"
+        elif alternative == "daymonth":
+            day, month = int(raw.split()[0]), _month_number(re.split(_SPACE + "+", raw)[1])
+            value, kind = (f"--{month:02d}-{day:02d}" if _iso(2000, month, day) else None), "date"  # ISO 8601 --MM-DD
         elif alternative == "time":
             h, mi = raw.split(":")
             value, kind = (f"{int(h):02d}:{mi}" if int(h) < 24 and int(mi) < 60 else None), "time"

@@ -1014,7 +1014,13 @@ def dropped_exception(claim: str, evidence: str) -> str | None:
             continue
         named = [w for w in content_words(re.split(r"[.;]", evidence[found.end() : found.end() + 160])[0])
                  if w not in ("случаев", "случаях", "случая")]
-        if named and sum(any(k in claim_keys for k in match_keys(w)) for w in named) * 2 >= len(named):
+        # the exception's own words, up to its comma ("за исключением ВИЧ-инфекции, подвергаются …"):
+        # a claim that holds none of them has dropped it, whatever of the sentence's rest it holds
+        own = [w for w in content_words(re.split(r"[,.;]", evidence[found.end() : found.end() + 160])[0])
+               if w not in ("случаев", "случаях", "случая")]
+        dropped_own = bool(own) and not any(any(k in claim_keys for k in match_keys(w)) for w in own)
+        if (named and not dropped_own
+                and sum(any(k in claim_keys for k in match_keys(w)) for w in named) * 2 >= len(named)):
             continue
         return f"claim drops the exception '{evidence[found.start() : found.start() + 40].strip()}'"
     return None
@@ -1051,6 +1057,7 @@ _UNIVERSAL_STRONG_EVIDENCE_RE = re.compile(
     r"какого-либо|каким-либо|независимо от)(?!\w)"
 )
 _EVIDENCE_CLASS_UNIVERSAL_RE = re.compile(f"{_UNIVERSAL_STRONG_EVIDENCE_RE.pattern}|{_CLASS_UNIVERSAL_RE.pattern}")
+_ANY_OF_CLASS_RE = re.compile(r"люб(?:ой|ого|ому|ым|ом|ая|ую|ое|ые|ых|ыми)")
 _EVIDENCE_WHOLE_RE = re.compile(r"(?<!\w)(?:весь|всего|всей|всё время|все время)(?!\w)")
 
 
@@ -1060,16 +1067,21 @@ _NEXT_WORD_RE = re.compile(r"\s+([^\W\d_]{3,})")
 def _quantifies_another(claim: str, found: re.Match[str], evidence: str) -> bool:
     """A claim's "все"/"каждый" before a noun ("все вузы") that the fragment's own "все"/"каждый"
     do not quantify ("во всех сферах"): the fragment's quantifier licenses no other class."""
-    if _CLASS_UNIVERSAL_RE.fullmatch(found.group(0)) is None:
+    any_of_class = _ANY_OF_CLASS_RE.fullmatch(found.group(0)) is not None
+    if _CLASS_UNIVERSAL_RE.fullmatch(found.group(0)) is None and not any_of_class:
         return False
     after = _NEXT_WORD_RE.match(claim, found.end())
     if after is None or after.group(1) in ("кто", "что", "которые", "которых"):  # "все, кто …": whoever
         return False
-    if _UNIVERSAL_STRONG_EVIDENCE_RE.search(evidence):
+    if not any_of_class and _UNIVERSAL_STRONG_EVIDENCE_RE.search(evidence):
         return False
-    quantified = {stem(w) for w in content_words(claim[found.end() : found.end() + 60])[:3]}
+    # "любая организация" is licensed by a quantifier over organisations, not by "независимо от
+    # форм собственности" (which the claim may also say)
+    quantifiers = _EVIDENCE_CLASS_UNIVERSAL_RE if any_of_class else _CLASS_UNIVERSAL_RE
+    reach = 2 if any_of_class else 3  # "любой" + its noun (and a word of it): "любой формы собственности"
+    quantified = {stem(w) for w in content_words(claim[found.end() : found.end() + 60])[:reach]}
     return not any(quantified & {stem(w) for w in content_words(evidence[m.end() : m.end() + 60])[:3]}
-                   for m in _CLASS_UNIVERSAL_RE.finditer(evidence))
+                   for m in quantifiers.finditer(evidence))
 
 
 def added_universal(claim: str, evidence: str) -> str | None:
