@@ -237,10 +237,16 @@ _EVENT_ORDER_RE = re.compile(
     r"(?:(?<=начала)(?:\s+(?:его|ее|её|их))?\s+([^\W\d_]{3,}))?")
 
 
+# Events a paraphrase names by another word: a contract is signed as it is concluded.
+_SAME_EVENTS = (("подписан", "заключен"), ("подпис", "заключ"))
+
+
 def _same_event(a: str, b: str) -> bool:
     """Two stems name one event: equal, or one a verb's and the other its noun's ("вынес" of
-    "вынесено", "вынесен" of "вынесения"; "поступ" / "поступлен")."""
-    return a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)))
+    "вынесено", "вынесен" of "вынесения"; "поступ" / "поступлен"), or _SAME_EVENTS."""
+    if a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a))):
+        return True
+    return any((a.startswith(x) and b.startswith(y)) or (a.startswith(y) and b.startswith(x)) for x, y in _SAME_EVENTS)
 
 
 def event_order_conflicts(claim: str, evidence: str) -> list[str]:
@@ -488,6 +494,10 @@ _ABBREVIATIONS = (
     (re.compile(r"(?<!\w)госзаказ"), "государственный заказ"),
     (re.compile(r"(?<!\w)госслужащ"), "государственные служащ"),
     (re.compile(r"(?<!\w)зарплат"), "заработная плат"),
+    (re.compile(r"(?<!\w)юрлиц"), "юридическое лиц"),  # "юрлицо", "юрлиц"
+    (re.compile(r"(?<!\w)физлиц"), "физическое лиц"),
+    # "частнопрактикующие врачи": those "занимающиеся частной медицинской практикой"
+    (re.compile(r"(?<!\w)частнопрактикующ"), "частной медицинской практикой занимающ"),
     (re.compile(r"(?<!\w)госорган"), "государственный орган"),
     (re.compile(r"(?<!\w)госконтрол"), "государственный контрол"),
     (re.compile(r"(?<!\w)госбюджет"), "государственный бюджет"),

@@ -33,7 +33,8 @@ MODIFIER_REACH = 6  # words before a fragment's head that may still qualify it
 # the fragment's "необходимую информацию"). By lemma; each group names one meaning.
 _SYNONYM_GROUPS = (frozenset({"нужный", "необходимый"}), frozenset({"самостоятельный", "независимый"}),
                    frozenset({"бесплатный", "безвозмездный"}), frozenset({"иностранный", "зарубежный"}),
-                   frozenset({"преимущественный", "приоритетный"}), frozenset({"подробный", "детальный"}))
+                   frozenset({"преимущественный", "приоритетный"}), frozenset({"подробный", "детальный"}),
+                   frozenset({"одинаковый", "равный"}))
 _SYNONYMS = {word: group for group in _SYNONYM_GROUPS for word in group}
 
 
