@@ -197,7 +197,9 @@ _DIGIT_COMPOUND_RE = re.compile(r"-(" + "|".join(u for u, _ in _COMPOUND_UNITS) 
 # "пол" + a unit in the genitive: "полгода" = 6 months, "полчаса" = 30 minutes.
 _HALF_UNITS = {"полгода": ("month", 6), "полугода": ("month", 6), "полугоду": ("month", 6),
                "полугодом": ("month", 6), "полчаса": ("minute", 30), "получаса": ("minute", 30),
-               "полсуток": ("hour", 12), "полмесяца": ("day", 15)}
+               "полсуток": ("hour", 12), "полмесяца": ("day", 15),
+               # "раз в полугодие" is "раз в полгода"
+               **{f"полугоди{ending}": ("month", 6) for ending in ("е", "я", "ю", "ем", "и")}}
 
 
 @dataclass(frozen=True)

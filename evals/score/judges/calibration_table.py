@@ -3,27 +3,31 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-2.861165, 2.191095, -0.545016, -1.61431, -0.070727, -2.297306, 0.952938, 0.041459, 1.381043],
+        "weights": [-3.215018, 1.981536, -0.594607, -1.58098, 0.0518, -2.294463, 0.962906, 0.238607, 1.664871],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_real.jsonl + "
             "bench/judge_ru_realE.jsonl + "
+            "bench/judge_ru_realF.jsonl + "
+            "bench/judge_ru_realG.jsonl + "
+            "bench/judge_ru_realH.jsonl + "
+            "bench/judge_ru_realI.jsonl + "
             "bench/judge_ru_blind.jsonl + "
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
-            "bench/judge_ru_blind4.jsonl, 1090 pairs"),
-        "cross_fitted_ece": 0.0229,
-        "cross_fitted_macro_f1": 0.8784,
+            "bench/judge_ru_blind4.jsonl, 1330 pairs"),
+        "cross_fitted_ece": 0.0274,
+        "cross_fitted_macro_f1": 0.8788,
         "reliability": [
-            [0.0, 0.1, 589, 0.0415, 0.0407],
-            [0.1, 0.2, 39, 0.1232, 0.0769],
-            [0.3, 0.4, 1, 0.3365, 1.0],
-            [0.4, 0.5, 1, 0.4696, 1.0],
-            [0.5, 0.6, 6, 0.5808, 1.0],
-            [0.6, 0.7, 46, 0.6671, 0.8043],
-            [0.7, 0.8, 209, 0.7604, 0.7129],
-            [0.8, 0.9, 196, 0.8362, 0.852],
-            [0.9, 1.0, 3, 0.9108, 1.0],
+            [0.0, 0.1, 705, 0.0431, 0.0369],
+            [0.1, 0.2, 66, 0.123, 0.1515],
+            [0.2, 0.3, 3, 0.2182, 0.3333],
+            [0.4, 0.5, 2, 0.4378, 0.5],
+            [0.5, 0.6, 6, 0.5506, 0.6667],
+            [0.6, 0.7, 57, 0.6646, 0.7895],
+            [0.7, 0.8, 240, 0.7595, 0.7],
+            [0.8, 0.9, 242, 0.8424, 0.8719],
+            [0.9, 1.0, 9, 0.9166, 1.0],
         ],
     },
     "en": {

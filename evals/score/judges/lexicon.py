@@ -494,6 +494,10 @@ _ABBREVIATIONS = (
     (re.compile(r"(?<!\w)госзаказ"), "государственный заказ"),
     (re.compile(r"(?<!\w)госслужащ"), "государственные служащ"),
     (re.compile(r"(?<!\w)зарплат"), "заработная плат"),
+    (re.compile(r"(?<!\w)госмонопол"), "государственная монопол"),
+    (re.compile(r"(?<!\w)соцстандарт"), "социальные стандарт"),
+    (re.compile(r"(?<!\w)соцзащит"), "социальная защит"),
+    (re.compile(r"(?<!\w)соцобеспечени"), "социальное обеспечени"),
     (re.compile(r"(?<!\w)юрлиц"), "юридическое лиц"),  # "юрлицо", "юрлиц"
     (re.compile(r"(?<!\w)физлиц"), "физическое лиц"),
     # "частнопрактикующие врачи": those "занимающиеся частной медицинской практикой"
@@ -777,7 +781,19 @@ def _covers(held: str, said: str) -> bool:
     "уполномоченный орган" is the one in health care: one in another field is another body."""
     if said == _AUTHORIZED and held.startswith(_AUTHORIZED + " в сфере ") and not held.endswith(_HEALTH_FIELD):
         return False
-    return held == said or held.startswith(said + " в сфере") or held.split(" в сфере")[0] in _GENERIC.get(said, ())
+    return (held == said or held.startswith(said + " в сфере") or held.split(" в сфере")[0] in _GENERIC.get(said, ())
+            or _same_sphere(held, said))
+
+
+def _same_sphere(held: str, said: str) -> bool:
+    """One body named with its sphere in words of one root: "в сфере обращения лекарств" is the
+    fragment's "в сфере обращения лекарственных средств" (stems "лекарств", "лекарствен")."""
+    if " в сфере " not in held or " в сфере " not in said:
+        return False
+    (held_body, held_sphere), (said_body, said_sphere) = held.split(" в сфере ", 1), said.split(" в сфере ", 1)
+    pairs = list(zip(held_sphere.split(), said_sphere.split(), strict=False))
+    return held_body == said_body and bool(pairs) and all(
+        min(len(a), len(b)) >= 5 and (a.startswith(b) or b.startswith(a)) for a, b in pairs)
 
 
 _SPHERE = re.compile(r"\s+в (?:сфере|области)\s+([^\W\d_]+)(?:[\s-]+([^\W\d_]+))?")
@@ -1294,6 +1310,9 @@ def dropped_circumstance(claim: str, closest: str) -> str | None:
     return None
 
 
+_OBJECTION_RE = re.compile(r"(?<!\w)(?:возражени|обжал|оспор|жалоб)\w*")
+
+
 def dropped_condition(claim: str, evidence: str) -> str | None:
     """A condition of the evidence none of whose next two content words, nor its numbers, the
     claim holds (five words when the claim states a condition of its own, "если"/"когда": it may
@@ -1321,6 +1340,8 @@ def dropped_condition(claim: str, evidence: str) -> str | None:
             continue  # the claim's own condition in a kindred word ("ограничений" for "ограничительных")
         if claim_numbers & {m.value for m in extract_numbers(span)}:
             continue  # "при не менее 80 %" keeps "если работник дал не менее 80 %"
+        if following[0].startswith("несоглас") and _OBJECTION_RE.search(claim):
+            continue  # an objection is made in disagreement: "вправе подать возражение" keeps "в случае несогласия"
         return f"claim drops the condition '{found.group(0)} {' '.join(following)}'"
     for found in _INDICATION_RE.finditer(evidence):
         if "показан" not in claim and not about_another_part(claim, evidence, found.start()):
