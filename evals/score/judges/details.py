@@ -186,7 +186,7 @@ def added_detail(claim: str, evidence: Sequence[str], missing_words: Sequence[st
         return timed
     if missing_words:  # a body's name is content words of its own: none missing, none added
         asked = [lx.expand_abbreviations(lx.prepare(question))] if question else []
-        body = lx.added_body(claim, " ".join([*evidence, *asked]))
+        body = lx.added_body(claim, [*evidence, *asked])
         if body is not None:
             return body
     candidates = {w for w in missing_words if _detail_word(w)}

@@ -9,7 +9,7 @@ Everything here is built in (no downloads): snowball stemmers come compiled with
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -827,11 +827,14 @@ _BODIES = frozenset({"министерство", "правительство", "
                      "фонд социального медицинского страхования", "профессиональная ассоциация"})
 
 
-def added_body(claim: str, evidence: str) -> str | None:
-    """A body the claim names (as the doer or not) that the evidence does not name in any form."""
-    held = actors(evidence)
-    for said in sorted(actors(claim)):
-        if said.split(" в сфере")[0] in _BODIES and not any(_covers(h, said) or _covers(said, h) for h in held):
+def added_body(claim: str, evidence_texts: Sequence[str]) -> str | None:
+    """A body the claim names (as the doer or not) that no evidence text names in any form."""
+    bodies = sorted(a for a in actors(claim) if a.split(" в сфере")[0] in _BODIES)
+    if not bodies:  # most claims name no body: the evidence is not read
+        return None
+    held = frozenset().union(*(actors(text) for text in evidence_texts))
+    for said in bodies:
+        if not any(_covers(h, said) or _covers(said, h) for h in held):
             return f"claim names {said}, which the fragment does not"
     return None
 
