@@ -3,7 +3,7 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-3.215018, 1.981536, -0.594607, -1.58098, 0.0518, -2.294463, 0.962906, 0.238607, 1.664871],
+        "weights": [-3.108329, 1.863123, -0.605277, -1.548881, 0.124435, -2.463227, 0.962786, 0.175577, 1.73687],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_real.jsonl + "
@@ -12,22 +12,23 @@ CALIBRATION: dict[str, dict[str, object]] = {
             "bench/judge_ru_realG.jsonl + "
             "bench/judge_ru_realH.jsonl + "
             "bench/judge_ru_realI.jsonl + "
+            "bench/judge_ru_realJ.jsonl + "
             "bench/judge_ru_blind.jsonl + "
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
-            "bench/judge_ru_blind4.jsonl, 1330 pairs"),
-        "cross_fitted_ece": 0.0274,
-        "cross_fitted_macro_f1": 0.8788,
+            "bench/judge_ru_blind4.jsonl, 1390 pairs"),
+        "cross_fitted_ece": 0.0229,
+        "cross_fitted_macro_f1": 0.8737,
         "reliability": [
-            [0.0, 0.1, 705, 0.0431, 0.0369],
-            [0.1, 0.2, 66, 0.123, 0.1515],
-            [0.2, 0.3, 3, 0.2182, 0.3333],
-            [0.4, 0.5, 2, 0.4378, 0.5],
-            [0.5, 0.6, 6, 0.5506, 0.6667],
-            [0.6, 0.7, 57, 0.6646, 0.7895],
-            [0.7, 0.8, 240, 0.7595, 0.7],
-            [0.8, 0.9, 242, 0.8424, 0.8719],
-            [0.9, 1.0, 9, 0.9166, 1.0],
+            [0.0, 0.1, 739, 0.0439, 0.0406],
+            [0.1, 0.2, 61, 0.1228, 0.1148],
+            [0.2, 0.3, 1, 0.2283, 1.0],
+            [0.4, 0.5, 3, 0.4456, 0.6667],
+            [0.5, 0.6, 6, 0.5514, 0.6667],
+            [0.6, 0.7, 72, 0.6606, 0.7222],
+            [0.7, 0.8, 269, 0.7558, 0.7138],
+            [0.8, 0.9, 231, 0.8386, 0.8658],
+            [0.9, 1.0, 8, 0.9125, 1.0],
         ],
     },
     "en": {
