@@ -681,8 +681,8 @@ def modality_conflict(claim: str, evidence: str, whole: str | None = None) -> st
     if _ADVICE_RE.search(claim) and not _ADVICE_RE.search(whole or evidence) and "permit" not in anywhere:
         return "claim states a recommendation, the fragment a rule"
     # a choice the claim spells out ("могут по своему усмотрению", "закон не обязывает") where the
-    # fragment states the act as plain law ("создаются отделения"): in the 1,210 Russian pairs, all
-    # 16 claims with such a choice their fragment does not state are unsupported
+    # fragment states the act as plain law ("создаются отделения"): in the 1,390 Russian pairs, 22 of
+    # the 23 claims with such a choice their fragment does not state are unsupported
     if _CHOICE_RE.search(claim) and "permit" not in anywhere and not _CHOICE_RE.search(whole or evidence):
         return "claim leaves it to choice, the fragment states a rule"
     return None
@@ -820,8 +820,9 @@ def actors(norm_text: str) -> frozenset[str]:
 
 
 # The bodies an answer may name as a detail ("по представлению Министерства здравоохранения",
-# "выписывают по решению комиссии"), as against persons. Of the 1,150 Russian pairs, 40 claims
-# name one that neither their fragment nor their question names: none is supported.
+# "выписывают по решению комиссии"), as against persons. Of the 1,390 Russian pairs, 57 claims
+# name one that neither their fragment nor their question names: 2 of them supported (the
+# fragment's body named in apposition, "уполномоченный орган — Минздрав", or in a list's lead-in).
 _BODIES = frozenset({"министерство", "правительство", "суд", "прокурор", "полиция", "комиссия", "консилиум",
                      "уполномоченный орган", "местный исполнительный орган", "таможенный орган",
                      "фонд социального медицинского страхования", "профессиональная ассоциация"})
@@ -1019,8 +1020,8 @@ def _part_holdings(claim: str, evidence: str, position: int) -> tuple[list[int],
 
 # "даже если …", "даже при …": the claim extends its rule over a case (often the very exception
 # the fragment makes: "не допускается, даже если препарат для детей" against "кроме … для детей").
-# In the 1,150 Russian pairs 10 claims say "даже" where their fragment says neither "даже" nor
-# "независимо от": all 10 unsupported.
+# In the 1,390 Russian pairs 11 claims say "даже" where their fragment says neither "даже" nor
+# "независимо от": all 11 unsupported.
 _EVEN_RE = re.compile(r"(?<!\w)даже(?!\w)")
 _EVEN_LICENSED_RE = re.compile(r"(?<!\w)(?:даже|независимо|вне зависимости|в том числе|включая)(?!\w)")
 
@@ -1066,8 +1067,9 @@ def dropped_restriction(claim: str, evidence: str) -> str | None:
 
 
 # Strong quantifiers, named first in a reason.
+_ANY_OF_CLASS = r"люб(?:ой|ого|ому|ым|ом|ая|ую|ое|ые|ых|ыми)"  # "любой" in every form
 _UNIVERSAL_RE = re.compile(
-    r"(?<!\w)(?:люб(?:ой|ого|ому|ым|ом|ая|ую|ое|ые|ых|ыми)|всегда|никаких|никакие|никакого|никакой|ни в каких|"
+    rf"(?<!\w)(?:{_ANY_OF_CLASS}|всегда|никаких|никакие|никакого|никакой|ни в каких|"
     r"ни при каких|без исключения|в любом случае|во всех случаях|всяк\w*)(?!\w)"
 )
 # "все", "каждый" over a class generalise too ("все вузы", "каждый медработник"): of the 1,090
@@ -1086,7 +1088,7 @@ _UNIVERSAL_STRONG_EVIDENCE_RE = re.compile(
     r"какого-либо|каким-либо|независимо от)(?!\w)"
 )
 _EVIDENCE_CLASS_UNIVERSAL_RE = re.compile(f"{_UNIVERSAL_STRONG_EVIDENCE_RE.pattern}|{_CLASS_UNIVERSAL_RE.pattern}")
-_ANY_OF_CLASS_RE = re.compile(r"люб(?:ой|ого|ому|ым|ом|ая|ую|ое|ые|ых|ыми)")
+_ANY_OF_CLASS_RE = re.compile(_ANY_OF_CLASS)
 _EVIDENCE_WHOLE_RE = re.compile(r"(?<!\w)(?:весь|всего|всей|всё время|все время)(?!\w)")
 
 
@@ -1500,7 +1502,7 @@ _AFTER_RE = re.compile(r"(?<!\w)после(?!\w)")
 
 # "без согласия … не передаются" (or "нельзя … без"): the claim bars the act without something,
 # where the fragment does it "без" that and negates nothing ("предоставляются … без получения
-# разрешения"). In the 1,210 Russian pairs: 7 such claims, all unsupported.
+# разрешения"). In the 1,390 Russian pairs: 8 such claims, all unsupported.
 _BARRED_WITHOUT_RE = re.compile(r"(?<!\w)(?:не|нельзя|запрещ\w*)(?!\w)(?:\W+\w+){0,6}?\W+без(?!\w)|"
                                 r"(?<!\w)без(?!\w)(?:\W+\w+){1,12}?\W+(?:не|нельзя|запрещ\w*)(?!\w)")
 _ANY_NEGATION_RE = re.compile(r"(?<!\w)(?:не|нельзя|запрещ\w*|ни|только|лишь)(?!\w)")
