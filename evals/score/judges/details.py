@@ -116,7 +116,8 @@ def _phrases(claim: str, unheld: set[str]) -> tuple[list[list[str]], list[list[s
 
 
 # Words by which a claim itself adds an instance: "включая флюорографию", "в том числе ночью".
-_INCLUSION_RE = re.compile(r"(?<!\w)(включая|в том числе|например|в частности)\s+(?:[^\W\d_]+\s+)?([^\W\d_]+)")
+# (a comma may follow the marker: "в частности, Национальный центр …")
+_INCLUSION_RE = re.compile(r"(?<!\w)(включая|в том числе|например|в частности),?\s+(?:[^\W\d_]+\s+)?([^\W\d_]+)")
 
 
 def _included(claim: str, candidates: set[str]) -> list[tuple[str, str]]:

@@ -449,7 +449,9 @@ def english_forms(norm_text: str) -> str:
 
 # "Не обязательно: подростка освидетельствуют либо …" answers "обязательно ли …?" as "нет" does;
 # the answer's content follows
-_ANSWER_PARTICLE = re.compile(r"^(?:да|нет|yes|no|не обязательно|необязательно|конечно|разумеется)\s*[,.!:—-]+\s*")
+# (also "Не обязательно сразу:", "Не обязательно всегда:": the answer with one word of its own)
+_ANSWER_PARTICLE = re.compile(r"^(?:да|нет|yes|no|(?:не обязательно|необязательно)(?: сразу| всегда)?|конечно|"
+                              r"разумеется)\s*[,.!:—-]+\s*")
 
 
 def strip_answer_particle(norm_text: str) -> str:
@@ -474,6 +476,8 @@ _ABBREVIATIONS = (
     (re.compile(r"(?<!\w)медобследовани"), "медицинское обследовани"),
     (re.compile(r"(?<!\w)медкомисси"), "медицинская комисси"),
     (re.compile(r"(?<!\w)профзаболевани"), "профессиональное заболевани"),
+    (re.compile(r"(?<!\w)профпатолог"), "профессиональной патолог"),
+    (re.compile(r"(?<!\w)сверхурочк"), "сверхурочные работ"),
     (re.compile(r"(?<!\w)нацкалендар"), "национальный календар"),
     (re.compile(r"(?<!\w)медпоказани"), "медицинские показани"),
     (re.compile(r"(?<!\w)медкнижк"), "медицинская книжк"),
@@ -502,6 +506,8 @@ _ABBREVIATIONS = (
     (re.compile(r"(?<!\w)физлиц"), "физическое лиц"),
     # "частнопрактикующие врачи": those "занимающиеся частной медицинской практикой"
     (re.compile(r"(?<!\w)частнопрактикующ"), "частной медицинской практикой занимающ"),
+    # before "госорган", which begins it
+    (re.compile(r"(?<!\w)госорганизаци"), "государственные организаци"),
     (re.compile(r"(?<!\w)госорган"), "государственный орган"),
     (re.compile(r"(?<!\w)госконтрол"), "государственный контрол"),
     (re.compile(r"(?<!\w)госбюджет"), "государственный бюджет"),
@@ -509,6 +515,7 @@ _ABBREVIATIONS = (
     (re.compile(r"(?<!\w)госпрограмм"), "государственная программ"),
     (re.compile(r"(?<!\w)госрегистраци"), "государственная регистраци"),
     (re.compile(r"(?<!\w)госреестр"), "государственный реестр"),
+    (re.compile(r"(?<!\w)госучет"), "государственный учет"),
     (re.compile(r"(?<!\w)патанатом"), "патологоанатом"),
     (re.compile(r"(?<!\w)мвд(?!\w)"), "министерство внутренних дел"),
     (re.compile(r"(?<!\w)минздрав"), "министерство здравоохранения"),
@@ -528,8 +535,9 @@ _ABBREVIATION_HEADS = tuple(pattern.pattern.removeprefix(r"(?<!\w)").removesuffi
 
 
 # the heads grouped under a literal they share ("мед" for most): one test for the group, as
-# most texts hold none of its heads. The order of the expansions does not matter: no full form
-# holds a head (the assert), so one expansion never makes or unmakes another's.
+# most texts hold none of its heads. The order of the expansions does not matter (no full form
+# holds a head, the assert, so one expansion never makes another's), but for "госорганизаци",
+# listed before "госорган", which begins it.
 assert not any(head in full for _, full in _ABBREVIATIONS for head in _ABBREVIATION_HEADS)
 def _abbreviation_gate(head: str) -> str:
     return head[:3] if head.startswith("мед") else head
@@ -589,7 +597,9 @@ def key_set(norm_text: str) -> frozenset[str]:
 # "допускается" inside "не допускается" is not read as a permission.
 _PROHIBIT_RU = re.compile(
     r"(?<!\w)(?:запрещ\w*|не допуска\w*|не разреша\w*|не разрешен\w*|нельзя|недопустим\w*|не вправе|не может|"
-    r"не могут|не должн\w*|не должен|не имеет права|не имеют права|не подлежит|не подлежат)(?!\w)"
+    r"не могут|не должн\w*|не должен|не имеет права|не имеют права|не подлежит|не подлежат|"
+    # "неуплата не является основанием для отказа": refusing on that ground is not allowed
+    r"не (?:является|являются|может служить|могут служить) основани\w*)(?!\w)"
 )
 # "обязательное условие" names a condition of something permitted, not a duty
 _REQUIRED_CONDITION_RU = re.compile(r"(?<!\w)обязательн\w* (?:услови\w*|требовани\w*)")
@@ -600,7 +610,8 @@ _OBLIGE_RU = re.compile(
 _PERMIT_RU = re.compile(
     r"(?<!\w)(?:вправе|может|могут|можно|имеет право|имеют право|иметь право|право на|правом на|"
     r"допуска\w*|разреша\w*|разрешен\w*|по желанию|по своему усмотрению|на усмотрение|по усмотрению|"
-    r"добровольно|не обязан\w*|не обязательн\w*|необязательн\w*)(?!\w)"  # "не обязательна" leaves it free
+    r"добровольно|на добровольной основе|в добровольном порядке|"
+    r"не обязан\w*|не обязательн\w*|необязательн\w*)(?!\w)"  # "не обязательна" leaves it free
 )
 
 
@@ -665,11 +676,36 @@ _ADVICE_RE = re.compile(r"(?<!\w)(?:рекоменд\w*|желательн\w*|н
                         r"не вменяется в обязанность)")
 
 
+# "обязательные медицинские осмотры": the long adjective before a noun, the name of a kind of
+# thing (a compulsory examination); "является обязательным для", "обязательно" state a duty
+_NAMED_KIND_RU = re.compile(r"(?<!\w)обязательн(?:ый|ая|ое|ые|ого|ой|ому|ым|ых|ыми|ую|ом) ([^\W\d_]{3,})")
+
+
+def _shared_kind_names(claim: str, evidence: str) -> tuple[str, str]:
+    """claim and evidence without the "обязательный X" names both of them use: a name the answer
+    repeats ("не прошёл обязательный медосмотр") states no duty of its actor. A name only the
+    fragment uses still binds ("донор проходит обязательное обследование" against "по желанию")."""
+    if "обязательн" not in claim or "обязательн" not in evidence:
+        return claim, evidence
+    named = {m.group(1)[:5] for m in _NAMED_KIND_RU.finditer(claim)} & {
+        m.group(1)[:5] for m in _NAMED_KIND_RU.finditer(evidence)}
+    if not named:
+        return claim, evidence
+
+    def strip(text: str) -> str:
+        return _NAMED_KIND_RU.sub(lambda m: " " + m.group(1) if m.group(1)[:5] in named else m.group(0), text)
+
+    return strip(claim), strip(evidence)
+
+
 def modality_conflict(claim: str, evidence: str, whole: str | None = None) -> str | None:
     """The claim states a modality the evidence does not, while the evidence states another
     ("может" against "обязаны", "обязательно должны" against "могут"); read outside "если"-clauses.
     whole: all of the fragments, when evidence is the part the claim is about: a modality the
     fragments state elsewhere ("2. Отказ … не допускается") is held too."""
+    claim, evidence = _shared_kind_names(claim, evidence)
+    if whole is not None:
+        whole = _shared_kind_names(claim, whole)[1]
     said, held = modalities(_IF_CLAUSE_RE.sub(" ", claim)), modalities(_IF_CLAUSE_RE.sub(" ", evidence))
     anywhere = modalities(_IF_CLAUSE_RE.sub(" ", whole)) if whole is not None and said - held else held
     for mode in ("oblige", "permit", "prohibit"):
@@ -840,6 +876,9 @@ def added_body(claim: str, evidence_texts: Sequence[str]) -> str | None:
     return None
 
 
+_ANY_PERSON_RE = re.compile(r"(?<!\w)(?:лиц[оауе]?|лицом|лицам|лицами|лицах|граждан\w*)(?!\w)")
+
+
 def actor_conflict(claim: str, evidence: str) -> str | None:
     """The claim names an actor the evidence does not, and the evidence names someone else."""
     said, held = actors(claim), actors(evidence)
@@ -849,6 +888,9 @@ def actor_conflict(claim: str, evidence: str) -> str | None:
         # ("тайну пациента — обязанность медицинского работника") is no other doer
         acted_on = actor_roles(claim)[1]
         new = [a for a in new if a not in acted_on]
+    if "пациент" in new and _ANY_PERSON_RE.search(evidence):
+        # "лицу, отказавшемуся от лечения", "с физическими лицами": the patient is the fragment's person
+        new = [a for a in new if a != "пациент"]
     other = sorted(h for h in held if not any(_covers(h, a) or _covers(a, h) for a in said))
     if new and other:
         return f"claim names {new[0]}, the fragment {', '.join(other)}"
@@ -1077,7 +1119,9 @@ _UNIVERSAL_RE = re.compile(
 # 10 supported, 6 use an idiom that quantifies no class ("всё равно", "всё, что нужно", "наравне со
 # всеми", "каждый день"), masked first.
 _CLASS_UNIVERSAL_RE = re.compile(r"(?<!\w)(?:все|всех|всем|всеми|кажд(?:ый|ого|ому|ым|ая|ую|ой|ом|ое|ые|ых|ыми))(?!\w)")
+# ("все остальные граждане", "что и все": a comparison with the others, not a quantifier)
 _UNIVERSAL_IDIOM_RE = re.compile(r"(?<!\w)(?:вс[её] (?:равно|же|остальное|время)|вс[её],? что|наравне со всеми|"
+                                 r"(?:все|всех|всем|всеми) остальн\w*|"
                                  r"каждый (?:день|раз|год|месяц|из|со? сво\w*))(?!\w)")
 # What licenses a quantifier over a class ("любой больной"): one over a class in the fragment
 # ("независимо от формы собственности" is "любой формы собственности").
@@ -1173,6 +1217,12 @@ def polarity_sequence_ru(norm_text: str) -> tuple[tuple[str, bool, bool], ...]:
             if token in _CLAUSE_ENDS:
                 _near_clause_final_negation(out, negation_at, clause_start)
                 clause_start = len(out)
+            pending = 0
+            continue
+        if token == "ни" and negation_at and negation_at[-1] >= clause_start:
+            # negative concord: "нельзя ставить ни на ночную смену, ни на …" repeats the clause's
+            # negation for each item, it negates nothing of its own (the fragment's one "не
+            # допускается … к ночным работам, тяжелым работам" says the same)
             pending = 0
             continue
         if token in _RU_NEGATORS:

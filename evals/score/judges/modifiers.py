@@ -34,7 +34,8 @@ MODIFIER_REACH = 6  # words before a fragment's head that may still qualify it
 _SYNONYM_GROUPS = (frozenset({"нужный", "необходимый"}), frozenset({"самостоятельный", "независимый"}),
                    frozenset({"бесплатный", "безвозмездный"}), frozenset({"иностранный", "зарубежный"}),
                    frozenset({"преимущественный", "приоритетный"}), frozenset({"подробный", "детальный"}),
-                   frozenset({"одинаковый", "равный"}), frozenset({"прямой", "непосредственный"}))
+                   frozenset({"одинаковый", "равный"}), frozenset({"прямой", "непосредственный"}),
+                   frozenset({"срочный", "неотложный"}))
 _SYNONYMS = {word: group for group in _SYNONYM_GROUPS for word in group}
 
 
