@@ -3,7 +3,7 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-3.108329, 1.863123, -0.605277, -1.548881, 0.124435, -2.463227, 0.962786, 0.175577, 1.73687],
+        "weights": [-2.678635, 1.058563, -1.065616, -1.912895, 0.202051, -2.255624, 0.805425, 0.408388, 2.118791],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_real.jsonl + "
@@ -13,22 +13,26 @@ CALIBRATION: dict[str, dict[str, object]] = {
             "bench/judge_ru_realH.jsonl + "
             "bench/judge_ru_realI.jsonl + "
             "bench/judge_ru_realJ.jsonl + "
+            "bench/judge_ru_realK.jsonl + "
+            "bench/judge_ru_realL.jsonl + "
+            "bench/judge_ru_realM.jsonl + "
+            "bench/judge_ru_realN.jsonl + "
             "bench/judge_ru_blind.jsonl + "
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
-            "bench/judge_ru_blind4.jsonl, 1390 pairs"),
-        "cross_fitted_ece": 0.0229,
-        "cross_fitted_macro_f1": 0.8737,
+            "bench/judge_ru_blind4.jsonl, 1630 pairs"),
+        "cross_fitted_ece": 0.0256,
+        "cross_fitted_macro_f1": 0.8661,
         "reliability": [
-            [0.0, 0.1, 739, 0.0439, 0.0406],
-            [0.1, 0.2, 61, 0.1228, 0.1148],
-            [0.2, 0.3, 1, 0.2283, 1.0],
-            [0.4, 0.5, 3, 0.4456, 0.6667],
-            [0.5, 0.6, 6, 0.5514, 0.6667],
-            [0.6, 0.7, 72, 0.6606, 0.7222],
-            [0.7, 0.8, 269, 0.7558, 0.7138],
-            [0.8, 0.9, 231, 0.8386, 0.8658],
-            [0.9, 1.0, 8, 0.9125, 1.0],
+            [0.0, 0.1, 820, 0.0473, 0.0476],
+            [0.1, 0.2, 133, 0.1272, 0.1203],
+            [0.2, 0.3, 1, 0.2231, 0.0],
+            [0.4, 0.5, 8, 0.4561, 0.75],
+            [0.5, 0.6, 14, 0.5634, 0.5714],
+            [0.6, 0.7, 88, 0.6631, 0.7273],
+            [0.7, 0.8, 288, 0.7567, 0.7014],
+            [0.8, 0.9, 265, 0.8404, 0.8755],
+            [0.9, 1.0, 13, 0.9119, 1.0],
         ],
     },
     "en": {
