@@ -703,9 +703,9 @@ def modality_conflict(claim: str, evidence: str, whole: str | None = None) -> st
     ("может" against "обязаны", "обязательно должны" against "могут"); read outside "если"-clauses.
     whole: all of the fragments, when evidence is the part the claim is about: a modality the
     fragments state elsewhere ("2. Отказ … не допускается") is held too."""
-    claim, evidence = _shared_kind_names(claim, evidence)
     if whole is not None:
         whole = _shared_kind_names(claim, whole)[1]
+    claim, evidence = _shared_kind_names(claim, evidence)
     said, held = modalities(_IF_CLAUSE_RE.sub(" ", claim)), modalities(_IF_CLAUSE_RE.sub(" ", evidence))
     anywhere = modalities(_IF_CLAUSE_RE.sub(" ", whole)) if whole is not None and said - held else held
     for mode in ("oblige", "permit", "prohibit"):
