@@ -944,3 +944,46 @@ def test_abbreviations_that_begin_another() -> None:
     """"госорганизации" is expanded before "госорган" (which begins it) could misread it."""
     assert lx.expand_abbreviations("госорганизации и госорганы") == "государственные организации и государственный органы"
     assert lx.expand_abbreviations("госучет по профпатологии") == "государственный учет по профессиональной патологии"
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "missing"),
+    [
+        # "прочие" points ("the other ones"), it names no kind of service
+        ("транспорт и прочие бытовые услуги", "дополнительные бытовые и сервисные услуги", ["прочие"]),
+        # the Code's "отечественный" is Kazakhstan's own: "казахстанских" names the same investors
+        ("для казахстанских инвесторов", "для отечественных инвесторов", ["казахстанских"]),
+    ],
+)
+def test_pointers_and_the_countrys_own_are_no_other_kind(claim: str, evidence: str, missing: list[str]) -> None:
+    assert modifier_conflict(claim, evidence, missing) is None
+
+
+def test_another_kind_still_conflicts() -> None:
+    """The rule itself stands: "иностранных" against the fragment's "отечественных" is another kind."""
+    assert modifier_conflict("для иностранных инвесторов", "для отечественных инвесторов", ["иностранных"])
+
+
+def test_the_akim_and_the_council_are_actors_of_their_own() -> None:
+    assert lx.actors("состав утверждает аким области") == frozenset({"аким"})
+    assert lx.actors("утверждается маслихатом") == frozenset({"местный представительный орган"})
+    assert lx.actors("акимат области") == frozenset({"местный исполнительный орган"})
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # who approves: the fragment's head of the organisation, not the commission it consults
+        ("Состав комиссии утверждается приказом руководителя организации по согласованию с центральной "
+         "комиссией.", "Состав комиссии утверждает центральная комиссия по представлению руководителя "
+         "организации.", False),
+        ("Состав комиссии утверждается приказом руководителя организации по согласованию с центральной "
+         "комиссией.", "Состав комиссии утверждает руководитель организации по согласованию с центральной "
+         "комиссией.", True),
+        # the akim is not the council that approves
+        ("Состав региональных советов утверждается местными представительными органами.",
+         "Состав региональных советов утверждает аким области.", False),
+    ],
+)
+def test_who_approves(evidence: str, claim: str, supported: bool) -> None:
+    assert_verdict(evidence, claim, supported)

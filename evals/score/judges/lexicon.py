@@ -742,7 +742,10 @@ _ACTORS = (
     ("таможенный орган", r"таможенн\w* орган\w*"),
     ("профессиональная ассоциация", r"ассоциаци\w*"),  # "профессиональные медицинские ассоциации"
     ("уполномоченный орган", r"уполномоченн\w* орган\w*"),
-    ("местный исполнительный орган", r"местн\w* исполнительн\w* орган\w*|акимат\w*"),
+    ("местный исполнительный орган", r"местн\w* исполнительн\w* орган\w*|аким(?:ат\w*)"),
+    # the region's elected council (маслихат), not its executive; the akim heads the executive
+    ("местный представительный орган", r"местн\w* представительн\w* орган\w*|маслихат\w*"),
+    ("аким", r"аким[ауеы]?|акимом|акимов|акимам|акимами|акимах"),
     ("государственный орган", r"государственн\w* орган\w*"),
     ("правительство", r"правительств\w*"),
     ("министерство", r"министерств\w*"),
@@ -803,7 +806,7 @@ _GENERIC = {"работник": ("медицинский работник", "ф�
             "государственный орган": ("уполномоченный орган", "местный исполнительный орган", _LOCAL_MANAGEMENT,
                                       "таможенный орган"),
             # the regions' health administrations are the local executive's own bodies
-            "местный исполнительный орган": (_LOCAL_MANAGEMENT,),
+            "местный исполнительный орган": (_LOCAL_MANAGEMENT, "аким"),
             "законный представитель": ("родитель",)}
 
 
@@ -896,7 +899,8 @@ def actor_conflict(claim: str, evidence: str) -> str | None:
         return f"claim names {new[0]}, the fragment {', '.join(other)}"
     for phrase, who in deciders(claim).items():
         theirs = deciders(evidence).get(phrase)
-        if theirs is not None and who and theirs and not (who & theirs):
+        if (theirs is not None and who and theirs and not (who & theirs)
+                and not any(_covers(h, a) or _covers(a, h) for h in theirs for a in who)):
             return f"claim: {phrase} {sorted(who)[0]}, the fragment: {phrase} {sorted(theirs)[0]}"
     return None
 
@@ -954,15 +958,26 @@ _DECIDES_RE = re.compile(r"(?<!\w)(?:решени\w*(?:\W+[^\W\d_]+){0,14}?\W+п
                          r"\s+((?:[^\W\d_]+[\s,]*){1,6})")
 
 
+# Who approves: "утверждает комиссия", "утверждаются приказом руководителя" (the approver in the
+# six words after the verb, up to whoever is only consulted or proposes: "по согласованию с …").
+_APPROVES_RE = re.compile(r"(?<!\w)утвержда(?:ет|ют|ется|ются)\s+(?:приказом\s+)?((?:[^\W\d_]+[\s]*){1,6})")
+_CONSULTED_RE = re.compile(r"(?<!\w)(?:по согласованию|по представлению|по предложению|с согласия)(?!\w)")
+
+
 def deciders(norm_text: str) -> dict[str, set[str]]:
     """For each "по решению"-like phrase, the actors named in the four words after it; for a
-    decision taken ("решение … принимает", "решает"), under "decides", the actors named after the verb."""
+    decision taken ("решение … принимает", "решает"), under "decides", the actors named after the
+    verb; for an approval ("утверждает", "утверждается приказом"), under "approves", the same."""
     out: dict[str, set[str]] = {}
     for match in _DECIDER_RE.finditer(norm_text):
         out.setdefault(match.group(1), set()).update(a.split(" в сфере")[0] for a in actors(match.group(2)))
     if "реш" in norm_text:
         for match in _DECIDES_RE.finditer(norm_text):
             out.setdefault("decides", set()).update(a.split(" в сфере")[0] for a in actors(match.group(1)))
+    if "утвержда" in norm_text:
+        for match in _APPROVES_RE.finditer(norm_text):
+            approver = _CONSULTED_RE.split(match.group(1))[0]
+            out.setdefault("approves", set()).update(a.split(" в сфере")[0] for a in actors(approver))
     return out
 
 

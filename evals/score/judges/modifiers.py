@@ -24,7 +24,7 @@ from evals.text.lemmas import agrees, can_be, lemma, part_of_speech
 # (details.POINTING) and the quantifiers and references a kind is never named by ("профильный":
 # "of the body's own field", how an answer says "структурное подразделение … в сфере …").
 POINTING_ADJECTIVES = POINTING | {"соответствующий", "профильный", "указанный", "следующий", "любой", "какой",
-                                  "всякий", "никакой", "определённый", "определенный"}
+                                  "всякий", "никакой", "определённый", "определенный", "прочий", "остальной"}
 # What may stand between two adjectives of one head ("предсменных (предрейсовых), послесменных …").
 _BETWEEN = frozenset({"и", "или", "либо"})
 HEAD_REACH = 3  # words from a claim adjective to its head noun
@@ -35,7 +35,9 @@ _SYNONYM_GROUPS = (frozenset({"нужный", "необходимый"}), frozen
                    frozenset({"бесплатный", "безвозмездный"}), frozenset({"иностранный", "зарубежный"}),
                    frozenset({"преимущественный", "приоритетный"}), frozenset({"подробный", "детальный"}),
                    frozenset({"одинаковый", "равный"}), frozenset({"прямой", "непосредственный"}),
-                   frozenset({"срочный", "неотложный"}))
+                   frozenset({"срочный", "неотложный"}),
+                   # the Code's "отечественный" is Kazakhstan's own
+                   frozenset({"отечественный", "казахстанский"}))
 _SYNONYMS = {word: group for group in _SYNONYM_GROUPS for word in group}
 
 
