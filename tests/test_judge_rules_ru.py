@@ -987,3 +987,52 @@ def test_the_akim_and_the_council_are_actors_of_their_own() -> None:
 )
 def test_who_approves(evidence: str, claim: str, supported: bool) -> None:
     assert_verdict(evidence, claim, supported)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # "к одному конкретному случаю" is "one particular case", no count
+        ("Электронная медицинская запись – набор данных, относящихся к конкретному случаю оказания помощи.",
+         "Электронная медицинская запись — это набор данных, относящихся к одному конкретному случаю оказания "
+         "помощи.", True),
+        # "исключительно" keeps the fragment's "только" in other words
+        ("Медицинские средства и методы применяются только в диагностических и лечебных целях и запрещаются для "
+         "использования в виде наказания.", "Медицинские методы и средства используют исключительно для "
+         "диагностики и лечения, а в качестве наказания их применять запрещено.", True),
+        # "по его желанию" leaves it to choice: "обязано трудиться" changes the modality
+        ("Лицо, находящееся на принудительном лечении, по его желанию привлекается к труду.",
+         "Лицо на принудительном лечении обязано трудиться.", False),
+        # "очередное подтверждение" is "последующее подтверждение"
+        ("Сертификат выдается первые два раза на пять лет, при последующем подтверждении – бессрочно.",
+         "Сертификат выдают первые два раза на пять лет, а после очередного подтверждения — бессрочно.", True),
+        # a territorial body is not the employer the fragment makes responsible
+        ("Ответственность за организацию расследования несет работодатель.",
+         "Ответственность за организацию расследования несет территориальный орган санэпидслужбы.", False),
+        # the fragment ends where its conditions begin: a claim stating none has dropped them
+        ("В исключительных случаях препараты применяются без клинических исследований при условии:",
+         "В исключительных случаях препараты применяются без клинических исследований.", False),
+        # "граждане РК" restates the state whose law it is, no word a fragment must hold
+        ("3) свободный выбор врача и медицинской организации;",
+         "Да, у граждан РК есть право самостоятельно выбирать врача и медицинскую организацию.", True),
+    ],
+)
+def test_counts_durations_restrictions_choices_bodies_and_states(evidence: str, claim: str, supported: bool) -> None:
+    assert_verdict(evidence, claim, supported)
+
+
+def test_an_instance_of_a_listed_item_adds_no_detail() -> None:
+    """A fragment that is a list's item names one instance: the claim's "в том числе" rewords it."""
+    judge = OfflineJudge(workers=1)
+    result = judge.judge([JudgeInput(
+        "Профилактика включает в том числе развитие выпуска и продажи пищевых продуктов, обогащенных йодом.",
+        ("Профилактика – система мероприятий по предупреждению заболеваний, направленных на:",
+         "3) развитие производства и реализацию обогащенных соединениями йода пищевых продуктов."))])[0]
+    assert result.value == "supported"
+
+
+def test_without_a_pronoun_negates_the_pronouns_noun() -> None:
+    assert lx.negated_words_ru("без них потребитель подвергается риску") == []
+    assert lx.negated_words_ru("с посещением либо без него запрещено") == ["посещением"]
+    assert lx.expand_abbreviations("ип и госавиация, спецгосорганы") == (
+        "индивидуальный предприниматель и государственная авиация, специальные государственные органы")

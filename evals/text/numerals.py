@@ -304,7 +304,9 @@ def _excluded(words: list[tuple[str, int, int]], i: int, entry: _Entry, length: 
     nxt = words[i + length][0] if i + length < len(words) else ""
     prev = words[i - 1][0] if i > 0 else ""
     if entry.value == 1 and entry.kind == "cardinal" and length == 1:
-        if nxt in ("из", "и", "лишь", "только") or prev in ("ни", "ни-") or prev == "с" and nxt in ("стороны",):
+        # "к одному конкретному случаю": "one particular", no count
+        if (nxt in ("из", "и", "лишь", "только") or nxt.startswith("конкретн") or prev in ("ни", "ни-")
+                or prev == "с" and nxt in ("стороны",)):
             return True
     if entry.kind == "ordinal" and length == 1:
         if word.startswith("трет") and nxt.startswith("лиц"):

@@ -120,6 +120,10 @@ def _phrases(claim: str, unheld: set[str]) -> tuple[list[list[str]], list[list[s
 _INCLUSION_RE = re.compile(r"(?<!\w)(включая|в том числе|например|в частности),?\s+(?:[^\W\d_]+\s+)?([^\W\d_]+)")
 
 
+# a fragment that is a list's item ("3) развитие производства …") is one instance of a list
+_LIST_ITEM_RE = re.compile(r"\s*\d{1,3}\)\s")
+
+
 def _included(claim: str, candidates: set[str]) -> list[tuple[str, str]]:
     """(marker, word) for each inclusion marker whose first or second next word is a candidate."""
     if not any(m in claim for m in ("включая", "в том числе", "например", "в частности")):
@@ -204,7 +208,7 @@ def added_detail(claim: str, evidence: Sequence[str], missing_words: Sequence[st
     lemmas = frozenset(k for text in texts for k in _lemma_set(text))
     unheld = {w for w in candidates if lx.stem(w) not in stems and lemma(w) not in lemmas}
     # the fragment lists its own instances ("в том числе медикаментозное"): the claim may reword them
-    mirrored = any(_INCLUSION_RE.search(text) for text in evidence) if included else False
+    mirrored = any(_INCLUSION_RE.search(text) or _LIST_ITEM_RE.match(text) for text in evidence) if included else False
     for marker, word in included:
         if word in unheld and not mirrored:  # "включая флюорографию": the claim says itself that it adds
             return f"claim adds a detail the fragment does not state: {marker} {word}"

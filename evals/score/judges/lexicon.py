@@ -516,6 +516,9 @@ _ABBREVIATIONS = (
     (re.compile(r"(?<!\w)госрегистраци"), "государственная регистраци"),
     (re.compile(r"(?<!\w)госреестр"), "государственный реестр"),
     (re.compile(r"(?<!\w)госучет"), "государственный учет"),
+    (re.compile(r"(?<!\w)госавиаци"), "государственная авиаци"),
+    (re.compile(r"(?<!\w)спецгосорган"), "специальные государственные орган"),
+    (re.compile(r"(?<!\w)ип(?!\w)"), "индивидуальный предприниматель"),
     (re.compile(r"(?<!\w)патанатом"), "патологоанатом"),
     (re.compile(r"(?<!\w)мвд(?!\w)"), "министерство внутренних дел"),
     (re.compile(r"(?<!\w)минздрав"), "министерство здравоохранения"),
@@ -611,6 +614,7 @@ _PERMIT_RU = re.compile(
     r"(?<!\w)(?:вправе|может|могут|можно|имеет право|имеют право|иметь право|право на|правом на|"
     r"допуска\w*|разреша\w*|разрешен\w*|по желанию|по своему усмотрению|на усмотрение|по усмотрению|"
     r"добровольно|на добровольной основе|в добровольном порядке|"
+    r"по (?:(?:его|ее|её|их|своему|своей|собственному|собственной) ){1,2}желанию|"
     r"не обязан\w*|не обязательн\w*|необязательн\w*)(?!\w)"  # "не обязательна" leaves it free
 )
 
@@ -740,6 +744,7 @@ _ACTORS = (
     # the regions (24 times in the Health Code of 2009), named with what they manage (the sphere)
     (_LOCAL_MANAGEMENT, r"местн\w* орган\w* (?:государственного )?управлени\w*"),
     ("таможенный орган", r"таможенн\w* орган\w*"),
+    ("территориальный орган", r"территориальн\w* (?:орган|подразделени)\w*"),
     ("профессиональная ассоциация", r"ассоциаци\w*"),  # "профессиональные медицинские ассоциации"
     ("уполномоченный орган", r"уполномоченн\w* орган\w*"),
     ("местный исполнительный орган", r"местн\w* исполнительн\w* орган\w*|аким(?:ат\w*)"),
@@ -1191,6 +1196,9 @@ _CUE_WORDS = frozenset({"только", "лишь", "исключительно"
 
 _RU_NEGATORS = frozenset({"не", "ни", "нет", "без", "никогда", "нельзя", "невозможно", "отсутствие", "отсутствии",
                           "отсутствием", "отсутствия", "отсутствует", "отсутствуют", "вне"})
+# Pronouns "без" may govern ("без них", "без этого"): the negation is theirs, no content word's.
+_PRONOUNS_AFTER_WITHOUT = frozenset({"него", "нее", "неё", "них", "этого", "этой", "этих", "того", "той", "тех",
+                                     "такового", "таковой", "таковых", "которого", "которой", "которых", "чего"})
 # Words a negation reaches through: "без наличия направления" negates "направления".
 _TRANSPARENT = frozenset({"наличия", "наличие", "наличии", "наличием", "соответствующего", "соответствующих"})
 _POLARITY_TOKEN = re.compile(r"[^\W\d_]+|[,.;:!?()\-—]")
@@ -1239,6 +1247,13 @@ def polarity_sequence_ru(norm_text: str) -> tuple[tuple[str, bool, bool], ...]:
             # negation for each item, it negates nothing of its own (the fragment's one "не
             # допускается … к ночным работам, тяжелым работам" says the same)
             pending = 0
+            continue
+        if token == "без" and i + 1 < len(tokens) and tokens[i + 1] in _PRONOUNS_AFTER_WITHOUT:
+            # "с посещением либо без него": the pronoun's noun, before it, is negated, not the word
+            # after it ("без них потребитель может …" does not negate "потребитель")
+            if out:
+                out[-1][1] = True
+            negation_at.append(len(out) - 1)
             continue
         if token in _RU_NEGATORS:
             following = tokens[i + 1] if i + 1 < len(tokens) else "."
@@ -1338,8 +1353,8 @@ _CONDITION_RE = re.compile(
 
 
 _CLAIM_CONDITION_RE = re.compile(
-    r"(?<!\w)(?:если|когда|пока|в случае|в случаях|при условии|при наличии|только|лишь|с согласия|без согласия|"
-    r"в этом случае|в таком случае)(?!\w)"
+    r"(?<!\w)(?:если|когда|пока|в случае|в случаях|при условии|при наличии|только|лишь|исключительно|с согласия|"
+    r"без согласия|в этом случае|в таком случае)(?!\w)"
 )
 
 
@@ -1416,7 +1431,16 @@ def dropped_condition(claim: str, evidence: str) -> str | None:
     for found in _INDICATION_RE.finditer(evidence):
         if "показан" not in claim and not about_another_part(claim, evidence, found.start()):
             return f"claim drops the condition '{found.group(0).strip(' ,')}'"
+    # the fragment ends where its conditions begin ("… допускается при условии:"): whatever they
+    # are, a claim that states none has dropped them
+    listed = _CONDITIONS_FOLLOW_RE.search(evidence)
+    if listed is not None and not _CLAIM_CONDITION_RE.search(claim):
+        return f"claim drops the conditions the fragment lists after '{listed.group(0).strip()}'"
     return None
+
+
+_CONDITIONS_FOLLOW_RE = re.compile(r"(?<!\w)(?:при условии|следующих условий|следующих случаях|"
+                                   r"одного из следующих условий)\s*:\s*$")
 
 
 # A condition that is its own words: "по (медицинским) показаниям" — only when a doctor finds it

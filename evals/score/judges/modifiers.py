@@ -35,7 +35,7 @@ _SYNONYM_GROUPS = (frozenset({"нужный", "необходимый"}), frozen
                    frozenset({"бесплатный", "безвозмездный"}), frozenset({"иностранный", "зарубежный"}),
                    frozenset({"преимущественный", "приоритетный"}), frozenset({"подробный", "детальный"}),
                    frozenset({"одинаковый", "равный"}), frozenset({"прямой", "непосредственный"}),
-                   frozenset({"срочный", "неотложный"}),
+                   frozenset({"срочный", "неотложный"}), frozenset({"очередной", "последующий"}),
                    # the Code's "отечественный" is Kazakhstan's own
                    frozenset({"отечественный", "казахстанский"}))
 _SYNONYMS = {word: group for group in _SYNONYM_GROUPS for word in group}

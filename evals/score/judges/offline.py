@@ -296,6 +296,11 @@ def _russian_features(
     content = list(dict.fromkeys(lx.content_words(claim)))
     evidence_keys = lx.key_set(evidence)
     missing_words = tuple(w for w in content if not any(k in evidence_keys for k in lx.match_keys(w)))
+    if any(w in _JURISDICTION_WORDS for w in missing_words):
+        # "граждане РК", "в Республике Казахстан" where the fragment names no state: the state whose
+        # law it is restates where the law holds, no word a fragment needs to state
+        content = [w for w in content if w not in _JURISDICTION_WORDS or w not in missing_words]
+        missing_words = tuple(w for w in missing_words if w not in _JURISDICTION_WORDS)
     claim_stems = {lx.stem(w) for w in lx.content_words(claim)}
     # the sentences the cues are compared with: those about the claim, else the best one
     stems_of = [_stem_set(s) for s in sentences]
@@ -346,6 +351,10 @@ def _russian_features(
         fired |= _run_until_fired(partial_checks, every_rule)
     unread = {"missing_numbers": (), "bound_conflicts": (), "negation_flips": ()}  # the required fields, when not read
     return OfflineFeatures(modality_gap=False, lang="ru", **measured, **(unread | fired))  # type: ignore[arg-type]
+
+
+_JURISDICTION_WORDS = frozenset({"республика", "республики", "республике", "республику", "республикой", "казахстан",
+                                 "казахстана", "казахстану", "казахстаном", "казахстане"})
 
 
 def _states_content(word: str) -> bool:
