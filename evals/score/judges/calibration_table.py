@@ -3,7 +3,7 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-2.678635, 1.058563, -1.065616, -1.912895, 0.202051, -2.255624, 0.805425, 0.408388, 2.118791],
+        "weights": [-2.927267, 1.32387, -0.89267, -1.691333, 0.315992, -2.213475, 0.757444, 0.496416, 2.026616],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_real.jsonl + "
@@ -17,22 +17,27 @@ CALIBRATION: dict[str, dict[str, object]] = {
             "bench/judge_ru_realL.jsonl + "
             "bench/judge_ru_realM.jsonl + "
             "bench/judge_ru_realN.jsonl + "
+            "bench/judge_ru_realO.jsonl + "
+            "bench/judge_ru_realP.jsonl + "
+            "bench/judge_ru_realQ.jsonl + "
+            "bench/judge_ru_realR.jsonl + "
             "bench/judge_ru_blind.jsonl + "
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
-            "bench/judge_ru_blind4.jsonl, 1630 pairs"),
-        "cross_fitted_ece": 0.0256,
-        "cross_fitted_macro_f1": 0.8661,
+            "bench/judge_ru_blind4.jsonl, 1870 pairs"),
+        "cross_fitted_ece": 0.0246,
+        "cross_fitted_macro_f1": 0.8657,
         "reliability": [
-            [0.0, 0.1, 820, 0.0473, 0.0476],
-            [0.1, 0.2, 133, 0.1272, 0.1203],
-            [0.2, 0.3, 1, 0.2231, 0.0],
-            [0.4, 0.5, 8, 0.4561, 0.75],
-            [0.5, 0.6, 14, 0.5634, 0.5714],
-            [0.6, 0.7, 88, 0.6631, 0.7273],
-            [0.7, 0.8, 288, 0.7567, 0.7014],
-            [0.8, 0.9, 265, 0.8404, 0.8755],
-            [0.9, 1.0, 13, 0.9119, 1.0],
+            [0.0, 0.1, 891, 0.0501, 0.046],
+            [0.1, 0.2, 212, 0.1297, 0.1509],
+            [0.2, 0.3, 22, 0.2463, 0.1364],
+            [0.3, 0.4, 3, 0.3405, 0.6667],
+            [0.4, 0.5, 2, 0.4854, 0.5],
+            [0.5, 0.6, 10, 0.5597, 0.8],
+            [0.6, 0.7, 70, 0.6601, 0.7286],
+            [0.7, 0.8, 291, 0.7576, 0.6907],
+            [0.8, 0.9, 350, 0.8415, 0.8743],
+            [0.9, 1.0, 19, 0.9113, 1.0],
         ],
     },
     "en": {
