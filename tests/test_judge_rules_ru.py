@@ -445,10 +445,10 @@ def test_a_synonym_adjective_is_the_same_kind() -> None:
     evidence = lx.prepare("Заключение выдается структурным подразделением государственного органа.")
     claim = lx.prepare("Заключение выдает профильное подразделение государственного органа.")
     assert modifier_conflict(claim, evidence, ("профильное",)) is None
-    # another kind still conflicts
-    claim = lx.prepare("Инспектор вправе запрашивать секретную информацию о деятельности клиники.")
-    assert modifier_conflict(claim, evidence := lx.prepare("Инспектор вправе запрашивать необходимую информацию."),
-                             ("секретную",)) == "claim speaks of секретную информацию, the fragment of необходимую информацию"
+    # another kind still conflicts: a written request is not an oral one
+    claim = lx.prepare("Инспектор вправе направить устный запрос о деятельности клиники.")
+    assert modifier_conflict(claim, lx.prepare("Инспектор вправе направить письменный запрос."),
+                             ("устный",)) == "claim speaks of устный запрос, the fragment of письменный запрос"
 
 
 def test_an_adjective_that_does_not_agree_with_the_noun_is_no_kind() -> None:
@@ -959,9 +959,21 @@ def test_pointers_and_the_countrys_own_are_no_other_kind(claim: str, evidence: s
     assert modifier_conflict(claim, evidence, missing) is None
 
 
-def test_another_kind_still_conflicts() -> None:
-    """The rule itself stands: "иностранных" against the fragment's "отечественных" is another kind."""
-    assert modifier_conflict("для иностранных инвесторов", "для отечественных инвесторов", ["иностранных"])
+@pytest.mark.parametrize(
+    ("claim", "evidence", "missing", "fires"),
+    [
+        # a kind and its negation exclude one another
+        ("для неинтервенционного исследования", "для интервенционного исследования", ["неинтервенционного"], True),
+        ("в центральную комиссию", "в локальную комиссию", ["центральную"], True),
+        # a narrower kind, or an adjective of another meaning, is no other kind
+        ("психиатрическая помощь оказывается", "медицинская помощь оказывается", ["психиатрическая"], False),
+        ("посторонних лиц не допускают", "третьих лиц не допускают", ["посторонних"], False),
+        ("для иностранных инвесторов", "для отечественных инвесторов", ["иностранных"], False),
+    ],
+)
+def test_only_kinds_that_exclude_one_another_conflict(claim: str, evidence: str, missing: list[str],
+                                                      fires: bool) -> None:
+    assert bool(modifier_conflict(claim, evidence, missing)) is fires
 
 
 def test_the_akim_and_the_council_are_actors_of_their_own() -> None:
