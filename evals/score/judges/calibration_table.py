@@ -3,7 +3,7 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-2.927267, 1.32387, -0.89267, -1.691333, 0.315992, -2.213475, 0.757444, 0.496416, 2.026616],
+        "weights": [-2.868947, 1.196867, -0.864016, -1.841915, 0.368146, -2.459904, 0.849223, 0.444306, 1.971001],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_real.jsonl + "
@@ -21,23 +21,27 @@ CALIBRATION: dict[str, dict[str, object]] = {
             "bench/judge_ru_realP.jsonl + "
             "bench/judge_ru_realQ.jsonl + "
             "bench/judge_ru_realR.jsonl + "
+            "bench/judge_ru_realS.jsonl + "
+            "bench/judge_ru_realT.jsonl + "
+            "bench/judge_ru_realU.jsonl + "
+            "bench/judge_ru_realV.jsonl + "
             "bench/judge_ru_blind.jsonl + "
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
-            "bench/judge_ru_blind4.jsonl, 1870 pairs"),
-        "cross_fitted_ece": 0.0246,
-        "cross_fitted_macro_f1": 0.8657,
+            "bench/judge_ru_blind4.jsonl, 2110 pairs"),
+        "cross_fitted_ece": 0.022,
+        "cross_fitted_macro_f1": 0.859,
         "reliability": [
-            [0.0, 0.1, 891, 0.0501, 0.046],
-            [0.1, 0.2, 212, 0.1297, 0.1509],
-            [0.2, 0.3, 22, 0.2463, 0.1364],
-            [0.3, 0.4, 3, 0.3405, 0.6667],
-            [0.4, 0.5, 2, 0.4854, 0.5],
-            [0.5, 0.6, 10, 0.5597, 0.8],
-            [0.6, 0.7, 70, 0.6601, 0.7286],
-            [0.7, 0.8, 291, 0.7576, 0.6907],
-            [0.8, 0.9, 350, 0.8415, 0.8743],
-            [0.9, 1.0, 19, 0.9113, 1.0],
+            [0.0, 0.1, 954, 0.0488, 0.044],
+            [0.1, 0.2, 281, 0.1339, 0.153],
+            [0.2, 0.3, 31, 0.2399, 0.1935],
+            [0.3, 0.4, 4, 0.3494, 0.5],
+            [0.4, 0.5, 5, 0.4562, 0.6],
+            [0.5, 0.6, 19, 0.5599, 0.5789],
+            [0.6, 0.7, 100, 0.6611, 0.74],
+            [0.7, 0.8, 339, 0.7575, 0.7021],
+            [0.8, 0.9, 360, 0.8409, 0.8667],
+            [0.9, 1.0, 17, 0.914, 1.0],
         ],
     },
     "en": {
