@@ -68,7 +68,7 @@ from functools import lru_cache
 from evals.score.judges import calibration
 from evals.score.judges import lexicon as lx
 from evals.score.judges.base import JudgeInput, JudgeResult, SupportJudge
-from evals.score.judges.details import added_detail
+from evals.score.judges.details import JURISDICTION, added_detail
 from evals.score.judges.modifiers import POINTING_ADJECTIVES, modifier_conflict
 from evals.text.lemmas import lemma, part_of_speech
 from evals.text.normalize import missing_numbers, split_sentences
@@ -296,11 +296,12 @@ def _russian_features(
     content = list(dict.fromkeys(lx.content_words(claim)))
     evidence_keys = lx.key_set(evidence)
     missing_words = tuple(w for w in content if not any(k in evidence_keys for k in lx.match_keys(w)))
-    if any(w in _JURISDICTION_WORDS for w in missing_words):
+    jurisdiction = {w for w in missing_words if lemma(w) in JURISDICTION}
+    if jurisdiction:
         # "граждане РК", "в Республике Казахстан" where the fragment names no state: the state whose
         # law it is restates where the law holds, no word a fragment needs to state
-        content = [w for w in content if w not in _JURISDICTION_WORDS or w not in missing_words]
-        missing_words = tuple(w for w in missing_words if w not in _JURISDICTION_WORDS)
+        content = [w for w in content if w not in jurisdiction]
+        missing_words = tuple(w for w in missing_words if w not in jurisdiction)
     claim_stems = {lx.stem(w) for w in lx.content_words(claim)}
     # the sentences the cues are compared with: those about the claim, else the best one
     stems_of = [_stem_set(s) for s in sentences]
@@ -351,10 +352,6 @@ def _russian_features(
         fired |= _run_until_fired(partial_checks, every_rule)
     unread = {"missing_numbers": (), "bound_conflicts": (), "negation_flips": ()}  # the required fields, when not read
     return OfflineFeatures(modality_gap=False, lang="ru", **measured, **(unread | fired))  # type: ignore[arg-type]
-
-
-_JURISDICTION_WORDS = frozenset({"республика", "республики", "республике", "республику", "республикой", "казахстан",
-                                 "казахстана", "казахстану", "казахстаном", "казахстане"})
 
 
 def _states_content(word: str) -> bool:
