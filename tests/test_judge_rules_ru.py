@@ -8,7 +8,7 @@ import pytest
 from evals.score.judges import lexicon as lx
 from evals.score.judges.base import JudgeInput
 from evals.score.judges.modifiers import modifier_conflict
-from evals.score.judges.offline import OfflineJudge
+from evals.score.judges.offline import OfflineJudge, extract_features, rules_verdict
 
 CONSENT = "Медицинское вмешательство без согласия пациента не допускается, за исключением случаев угрозы жизни."
 LEAVE = "Руководитель организации не вправе отказать работнику в предоставлении отпуска по беременности."
@@ -37,8 +37,11 @@ def test_double_negation_in_modality(text: str, expected: set[str]) -> None:
 
 
 def assert_verdict(evidence: str, claim: str, supported: bool) -> None:
-    """The offline judge calls the claim supported by the one fragment, or not, as expected."""
-    result = OfflineJudge().judge_one(JudgeInput(claim, (evidence,)))
+    """The rules call the claim supported by the one fragment, or not, as expected (their own
+    verdict: the second look that may overturn a flag has its tests in test_second_look.py)."""
+    features = extract_features(JudgeInput(claim, (evidence,)))
+    assert features is not None and features.lang == "ru"
+    result = rules_verdict(features)
     assert (result.value == "supported") == supported, result.reason
 
 

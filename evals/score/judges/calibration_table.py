@@ -3,7 +3,7 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-2.868947, 1.196867, -0.864016, -1.841915, 0.368146, -2.459904, 0.849223, 0.444306, 1.971001],
+        "weights": [-2.693266, 0.773239, -0.715459, -1.502578, 0.186953, -2.065899, 0.626202, 0.437254, 2.659792],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_real.jsonl + "
@@ -25,23 +25,27 @@ CALIBRATION: dict[str, dict[str, object]] = {
             "bench/judge_ru_realT.jsonl + "
             "bench/judge_ru_realU.jsonl + "
             "bench/judge_ru_realV.jsonl + "
+            "bench/judge_ru_realW.jsonl + "
+            "bench/judge_ru_realX.jsonl + "
+            "bench/judge_ru_realY.jsonl + "
+            "bench/judge_ru_realZ.jsonl + "
             "bench/judge_ru_blind.jsonl + "
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
-            "bench/judge_ru_blind4.jsonl, 2110 pairs"),
-        "cross_fitted_ece": 0.022,
-        "cross_fitted_macro_f1": 0.859,
+            "bench/judge_ru_blind4.jsonl, 2350 pairs"),
+        "cross_fitted_ece": 0.0092,
+        "cross_fitted_macro_f1": 0.8438,
         "reliability": [
-            [0.0, 0.1, 954, 0.0488, 0.044],
-            [0.1, 0.2, 281, 0.1339, 0.153],
-            [0.2, 0.3, 31, 0.2399, 0.1935],
-            [0.3, 0.4, 4, 0.3494, 0.5],
-            [0.4, 0.5, 5, 0.4562, 0.6],
-            [0.5, 0.6, 19, 0.5599, 0.5789],
-            [0.6, 0.7, 100, 0.6611, 0.74],
-            [0.7, 0.8, 339, 0.7575, 0.7021],
-            [0.8, 0.9, 360, 0.8409, 0.8667],
-            [0.9, 1.0, 17, 0.914, 1.0],
+            [0.0, 0.1, 1090, 0.0523, 0.0514],
+            [0.1, 0.2, 249, 0.1264, 0.1365],
+            [0.2, 0.3, 11, 0.2311, 0.0],
+            [0.3, 0.4, 4, 0.3475, 0.25],
+            [0.4, 0.5, 20, 0.4554, 0.55],
+            [0.5, 0.6, 36, 0.5624, 0.5833],
+            [0.6, 0.7, 182, 0.6615, 0.6648],
+            [0.7, 0.8, 501, 0.7525, 0.7345],
+            [0.8, 0.9, 255, 0.8276, 0.8549],
+            [0.9, 1.0, 2, 0.9048, 1.0],
         ],
     },
     "en": {

@@ -43,7 +43,9 @@ backed by two citations together is backed):
   «ежегодно», no fragment or the question holds it) it adds, or content words the fragment
   does not hold (Snowball stems; pymorphy3 lemmas measured no better, bench/judge_ru.py --lemmas).
 Rules are read in that order and stop at the first that fires (extract_features every_rule
-reads them all). A batch of PARALLEL_MIN_ITEMS or more is judged by forked workers.
+reads them all). A flag then gets a second look (second_look.py): where a model of how the rules
+did on pairs they were not written from gives the flagged claim at least its threshold of
+P(supported), the verdict is supported (the rules' reason kept in the new one). A batch of PARALLEL_MIN_ITEMS or more is judged by forked workers.
 Content coverage below RU_PARAMS.partial_coverage is unsupported (on the topic, not stating
 the claim). The two coverage floors are the learned numbers (fit_ru_params on 970 Russian
 pairs pooled, see RU_PARAMS; bench/judge_ru.py cross-validates them by source article).
@@ -65,7 +67,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from evals.score.judges import calibration
+from evals.score.judges import calibration, second_look
 from evals.score.judges import lexicon as lx
 from evals.score.judges.base import JudgeInput, JudgeResult, SupportJudge
 from evals.score.judges.details import JURISDICTION, added_detail
@@ -430,7 +432,22 @@ def _partial_reason(features: OfflineFeatures) -> str | None:
 
 def decide_russian(features: OfflineFeatures, params: OfflineParams = RU_PARAMS) -> JudgeResult:
     """The verdict on a Russian claim's features: hard rules, then coverage floors, then the
-    partial rules."""
+    partial rules; a flag the second look overturns (second_look.py) is supported."""
+    result = rules_verdict(features, params)
+    if result.value == "supported":
+        return result
+    table = second_look.shipped()
+    kind = second_look.rule_kind(features, RU_HARD_RULES, RU_PARTIAL_RULES, params.partial_coverage)
+    p = second_look.probability(kind, second_look.overlap(features), table)
+    if p < float(table["threshold"]):
+        return result
+    return JudgeResult("supported", result.score,
+                       f"second look: {p:.0%} of claims so flagged were supported on pairs the rules were not "
+                       f"written from (the rules: {result.reason})")
+
+
+def rules_verdict(features: OfflineFeatures, params: OfflineParams = RU_PARAMS) -> JudgeResult:
+    """The Russian rules' own verdict, before the second look."""
     score = round(features.coverage, 4)
     hard = _hard_reason(features)
     if hard is not None:

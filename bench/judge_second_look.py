@@ -1,0 +1,151 @@
+"""Fit and check the second look at the Russian rules' flags (evals/score/judges/second_look.py).
+
+    python bench/judge_second_look.py [LOG] [--write] [--format json]
+
+LOG (default bench/judge_ru_firstruns.jsonl) holds, for each pair of the fifth session's fresh
+rounds (realK–N, realO–R, realS–V, realW–Z: 60-pair sets over the Health Code written by helpers
+who saw no rules), the rule that decided its verdict and the overlap measures, as the judge of
+the day computed them when the round was first run, before any rule was written from it (the
+judge of commits 8f70348, f311236, 8978fce and 167fa05): how the rules behave on material they
+have not seen, which is what the model must learn. No claim or fragment text is in it.
+
+Prints, for each round, binary macro-F1 of the rules' verdicts and of the verdicts after a
+second look fitted on the other rounds only (the threshold chosen on those rounds too), and the
+pooled figures. --write fits on every round and writes evals/score/judges/second_look_table.py.
+The model: L2 logistic regression (scikit-learn, C=1) on every pair, one-hot of the deciding
+rule ("supported" among them) and the overlap measures; the threshold maximises binary macro-F1 over all the
+fitting pairs (those the rules call supported stay supported).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's evals, not another install
+
+from evals.score.judges import second_look as sl  # noqa: E402
+from evals.score.judges.metrics import macro_f1  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+TABLE = ROOT / "evals" / "score" / "judges" / "second_look_table.py"
+THRESHOLDS = [round(0.20 + 0.025 * i, 3) for i in range(25)]  # 0.20 … 0.80
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def measures(row: dict[str, Any]) -> list[float]:
+    return [float(row[name]) for name in sl.OVERLAP]
+
+
+def fit(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The model and threshold fitted on rows."""
+    from sklearn.linear_model import LogisticRegression
+
+    # every pair, those the rules call supported too: they teach the overlap measures' weights
+    kinds = sorted({r["kind"] for r in rows})
+    x = [sl.vector(r["kind"], measures(r), kinds) for r in rows]
+    y = [r["label"] == "supported" for r in rows]
+    model = LogisticRegression(C=1.0, max_iter=5000).fit(x, y)
+    table = {"kinds": kinds, "weights": [round(float(w), 6) for w in model.coef_[0]],
+             "bias": round(float(model.intercept_[0]), 6), "threshold": 0.5}
+    truth = [r["label"] == "supported" for r in rows]
+    probs = [None if r["kind"] == sl.SUPPORTED else sl.probability(r["kind"], measures(r), table) for r in rows]
+    best = max(THRESHOLDS, key=lambda t: (f1(truth, verdicts(probs, t)), -t))
+    table["threshold"] = best
+    return table
+
+
+def verdicts(probs: Sequence[float | None], threshold: float) -> list[bool]:
+    """Supported: what the rules call supported (no probability), or a flag the model overturns."""
+    return [p is None or p >= threshold for p in probs]
+
+
+def f1(truth: Sequence[bool], pred: Sequence[bool]) -> float:
+    return macro_f1(truth, pred, labels=(True, False)).value or 0.0
+
+
+def check(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Each round predicted by a model fitted on the other rounds; then all rounds pooled."""
+    out: dict[str, Any] = {"rounds": []}
+    pooled_truth: list[bool] = []
+    pooled_rules: list[bool] = []
+    pooled_looked: list[bool] = []
+    for held in sorted({r["round"] for r in rows}):
+        table = fit([r for r in rows if r["round"] != held])
+        test = [r for r in rows if r["round"] == held]
+        truth = [r["label"] == "supported" for r in test]
+        rules = [r["kind"] == sl.SUPPORTED for r in test]
+        probs = [None if r["kind"] == sl.SUPPORTED else sl.probability(r["kind"], measures(r), table) for r in test]
+        looked = verdicts(probs, table["threshold"])
+        out["rounds"].append({"round": held, "pairs": len(test), "rules": round(f1(truth, rules), 4),
+                              "second_look": round(f1(truth, looked), 4), "threshold": table["threshold"],
+                              "overturned": sum(a and not b for a, b in zip(looked, rules, strict=True)),
+                              "overturned_right": sum(a and not b and t for a, b, t in zip(looked, rules, truth,
+                                                                                            strict=True))})
+        pooled_truth += truth
+        pooled_rules += rules
+        pooled_looked += looked
+    out["pooled"] = {"pairs": len(pooled_truth), "rules": round(f1(pooled_truth, pooled_rules), 4),
+                     "second_look": round(f1(pooled_truth, pooled_looked), 4)}
+    return out
+
+
+def write_table(table: dict[str, Any], checked: dict[str, Any], log: Path) -> None:
+    import textwrap
+
+    def listing(values: Sequence[Any]) -> str:
+        body = textwrap.fill(", ".join(json.dumps(v) for v in values), width=108, initial_indent=" " * 8,
+                             subsequent_indent=" " * 8)
+        return "[\n" + body + ",\n    ]"
+
+    rounds = [f"round {r['round']} {r['rules']:.3f} -> {r['second_look']:.3f}" for r in checked["rounds"]]
+    pairs, count = checked["pooled"]["pairs"], len(checked["rounds"])
+    lines = ['"""The second look\'s shipped model (generated: python bench/judge_second_look.py --write)."""', "",
+             "SECOND_LOOK: dict[str, object] = {",
+             f"    \"kinds\": {listing(table['kinds'])},",
+             f"    \"weights\": {listing(table['weights'])},",
+             f"    \"bias\": {table['bias']},",
+             f"    \"threshold\": {table['threshold']},",
+             f"    \"fitted_on\": \"{log.name}, {pairs} pairs in {count} rounds\",",
+             "    \"leave_one_round_out\": (",
+             *(f"        \"{text}{'; ' if k < len(rounds) - 1 else ''}\"" for k, text in enumerate(rounds)),
+             "    ),",
+             "}", ""]
+    TABLE.write_text("\n".join(lines), encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("log", type=Path, nargs="?", default=ROOT / "bench" / "judge_ru_firstruns.jsonl")
+    parser.add_argument("--write", action="store_true", help="fit on every round, write second_look_table.py")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    args = parser.parse_args(argv)
+    rows = load(args.log)
+    checked = check(rows)
+    if args.write:
+        write_table(fit(rows), checked, args.log)
+    if args.format == "json":
+        print(json.dumps(checked, indent=2))
+        return 0
+    print(f"{args.log}: {len(rows)} first-run verdicts; each round by a model fitted on the other rounds")
+    print("round  pairs  rules  second look  threshold  overturned (right)")
+    for r in checked["rounds"]:
+        print(f"{r['round']:>5}  {r['pairs']:>5}  {r['rules']:.3f}  {r['second_look']:>11.3f}  {r['threshold']:>9.3f}"
+              f"  {r['overturned']:>5} ({r['overturned_right']})")
+    pooled = checked["pooled"]
+    print(f"pooled {pooled['pairs']:>5}  {pooled['rules']:.3f}  {pooled['second_look']:>11.3f}")
+    if args.write:
+        print(f"wrote {TABLE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

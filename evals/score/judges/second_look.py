@@ -1,0 +1,71 @@
+"""A second look at a Russian rule's flag: how often, on pairs no rule was written from, a claim
+that rule flagged, with this much of its wording held, was in fact supported.
+
+The rules are read in the verdict's order and the first that fires decides. On the sets they
+were written from they look nearly exact, but on sets met for the first time a flag is wrong far
+more often, and by rule: a changed number almost never, an added-detail or low-coverage flag one
+time in three (docs/explanation/judges.md). A logistic model over which rule decided and the
+overlap measures (coverage, bigram share, matched words, missing words, claim length) gives
+P(supported | flag); where it reaches the shipped threshold the verdict is turned to supported,
+the rule's reason kept in the new one. The threshold is the one that maximised binary macro-F1
+on the fitting pairs (supported is the smaller class, so it sits below one half).
+
+The model is fitted on bench/judge_ru_firstruns.jsonl: each pair of the fifth session's fresh
+rounds as the judge of the day first ran it (before any rule was written from it), by
+bench/judge_second_look.py, which also reports each round predicted by a model fitted on the
+other rounds. This module imports nothing of the package at load time, so the bench can read
+old checkouts' features through it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+LOW_COVERAGE = "low_coverage"
+DETAIL_ADDED = "detail_added"
+SUPPORTED = "supported"
+OVERLAP = ("coverage", "share", "log_matched", "missing_words_fifths", "log_tokens")
+
+
+def rule_kind(features: Any, hard_rules: Sequence[str], partial_rules: Sequence[str], partial_coverage: float) -> str:
+    """The rule that decided a Russian verdict, in decide_russian's order: the first hard rule
+    that fired, else low coverage, else the first partial rule, else the added detail, else
+    "supported". (Coverage under min_coverage but over partial_coverage counts as low coverage.)"""
+    for name in hard_rules:
+        if getattr(features, name, None):
+            return name
+    if features.coverage < partial_coverage:
+        return LOW_COVERAGE
+    for name in partial_rules:
+        if getattr(features, name, None):
+            return name
+    if getattr(features, DETAIL_ADDED, None):
+        return DETAIL_ADDED
+    return SUPPORTED
+
+
+def overlap(features: Any) -> list[float]:
+    """The overlap measures, in OVERLAP's order."""
+    share = features.matched / features.tokens if features.tokens else 0.0
+    return [float(features.coverage), share, math.log1p(features.matched), len(features.missing_words) / 5,
+            math.log1p(features.tokens)]
+
+
+def vector(kind: str, measures: Sequence[float], kinds: Sequence[str]) -> list[float]:
+    """One-hot of the deciding rule over kinds (an unknown one is all zeros), then the measures."""
+    return [1.0 if kind == k else 0.0 for k in kinds] + [float(m) for m in measures]
+
+
+def probability(kind: str, measures: Sequence[float], table: dict[str, Any]) -> float:
+    """P(supported) of a flag, by the model in table ({kinds, weights, bias})."""
+    terms = zip(table["weights"], vector(kind, measures, table["kinds"]), strict=True)
+    z = table["bias"] + sum(w * x for w, x in terms)
+    return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+
+
+def shipped() -> dict[str, Any]:
+    from evals.score.judges.second_look_table import SECOND_LOOK
+
+    return SECOND_LOOK
