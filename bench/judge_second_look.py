@@ -57,15 +57,14 @@ def fit(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     table = {"kinds": kinds, "weights": [round(float(w), 6) for w in model.coef_[0]],
              "bias": round(float(model.intercept_[0]), 6), "threshold": 0.5}
     truth = [r["label"] == "supported" for r in rows]
-    probs = [None if r["kind"] == sl.SUPPORTED else sl.probability(r["kind"], measures(r), table) for r in rows]
-    best = max(THRESHOLDS, key=lambda t: (f1(truth, verdicts(probs, t)), -t))
+    best = max(THRESHOLDS, key=lambda t: (f1(truth, verdicts(rows, {**table, "threshold": t})), -t))
     table["threshold"] = best
     return table
 
 
-def verdicts(probs: Sequence[float | None], threshold: float) -> list[bool]:
-    """Supported: what the rules call supported (no probability), or a flag the model overturns."""
-    return [p is None or p >= threshold for p in probs]
+def verdicts(rows: Sequence[dict[str, Any]], table: dict[str, Any]) -> list[bool]:
+    """Supported: what the rules call supported, or a flag the second look overturns."""
+    return [r["kind"] == sl.SUPPORTED or sl.overturns(r["kind"], measures(r), table) for r in rows]
 
 
 def f1(truth: Sequence[bool], pred: Sequence[bool]) -> float:
@@ -83,8 +82,7 @@ def check(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         test = [r for r in rows if r["round"] == held]
         truth = [r["label"] == "supported" for r in test]
         rules = [r["kind"] == sl.SUPPORTED for r in test]
-        probs = [None if r["kind"] == sl.SUPPORTED else sl.probability(r["kind"], measures(r), table) for r in test]
-        looked = verdicts(probs, table["threshold"])
+        looked = verdicts(test, table)
         out["rounds"].append({"round": held, "pairs": len(test), "rules": round(f1(truth, rules), 4),
                               "second_look": round(f1(truth, looked), 4), "threshold": table["threshold"],
                               "overturned": sum(a and not b for a, b in zip(looked, rules, strict=True)),

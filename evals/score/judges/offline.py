@@ -45,7 +45,8 @@ backed by two citations together is backed):
 Rules are read in that order and stop at the first that fires (extract_features every_rule
 reads them all). A flag then gets a second look (second_look.py): where a model of how the rules
 did on pairs they were not written from gives the flagged claim at least its threshold of
-P(supported), the verdict is supported (the rules' reason kept in the new one). A batch of PARALLEL_MIN_ITEMS or more is judged by forked workers.
+P(supported), the verdict is supported (the rules' reason kept in the new one). A batch of
+PARALLEL_MIN_ITEMS or more is judged by forked workers.
 Content coverage below RU_PARAMS.partial_coverage is unsupported (on the topic, not stating
 the claim). The two coverage floors are the learned numbers (fit_ru_params on 970 Russian
 pairs pooled, see RU_PARAMS; bench/judge_ru.py cross-validates them by source article).
@@ -438,9 +439,10 @@ def decide_russian(features: OfflineFeatures, params: OfflineParams = RU_PARAMS)
         return result
     table = second_look.shipped()
     kind = second_look.rule_kind(features, RU_HARD_RULES, RU_PARTIAL_RULES, params.partial_coverage)
-    p = second_look.probability(kind, second_look.overlap(features), table)
-    if p < float(table["threshold"]):
+    measures = second_look.overlap(features)
+    if not second_look.overturns(kind, measures, table):
         return result
+    p = second_look.probability(kind, measures, table)
     return JudgeResult("supported", result.score,
                        f"second look: {p:.0%} of claims so flagged were supported on pairs the rules were not "
                        f"written from (the rules: {result.reason})")
