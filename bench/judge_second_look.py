@@ -6,8 +6,9 @@ LOG (default bench/judge_ru_firstruns.jsonl) holds, for each pair of the fifth s
 rounds (realK–N, realO–R, realS–V, realW–Z: 60-pair sets over the Health Code written by helpers
 who saw no rules), the rule that decided its verdict and the overlap measures, as the judge of
 the day computed them when the round was first run, before any rule was written from it (the
-judge of commits 8f70348, f311236, 8978fce and 167fa05): how the rules behave on material they
-have not seen, which is what the model must learn. No claim or fragment text is in it.
+judge of commits 8f70348, f311236, 8978fce and 167fa05; bench/judge_firstruns_log.py rebuilds
+it): how the rules behave on material they have not seen, which is what the model must learn.
+No claim or fragment text is in it.
 
 Prints, for each round, binary macro-F1 of the rules' verdicts and of the verdicts after a
 second look fitted on the other rounds only (the threshold chosen on those rounds too), and the
@@ -36,9 +37,33 @@ TABLE = ROOT / "evals" / "score" / "judges" / "second_look_table.py"
 THRESHOLDS = [round(0.20 + 0.025 * i, 3) for i in range(25)]  # 0.20 … 0.80
 
 
+FIELDS = ("pair_id", "round", "label", "kind", *sl.OVERLAP)
+
+
+class LogError(ValueError):
+    """A log line that is not a first-run verdict (the message names the file and line)."""
+
+
 def load(path: Path) -> list[dict[str, Any]]:
-    with open(path, encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
+    rows = []
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise LogError(f"{path}:{number}: not JSON ({exc.msg})") from None
+                missing = [name for name in FIELDS if not isinstance(row, dict) or name not in row]
+                if missing:
+                    raise LogError(f"{path}:{number}: missing {', '.join(missing)}")
+                rows.append(row)
+    except OSError as exc:
+        raise LogError(f"{path}: {exc.strerror}") from None
+    if not rows:
+        raise LogError(f"{path}: no first-run verdict")
+    return rows
 
 
 def measures(row: dict[str, Any]) -> list[float]:
@@ -64,7 +89,7 @@ def fit(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def verdicts(rows: Sequence[dict[str, Any]], table: dict[str, Any]) -> list[bool]:
     """Supported: what the rules call supported, or a flag the second look overturns."""
-    return [r["kind"] == sl.SUPPORTED or sl.overturns(r["kind"], measures(r), table) for r in rows]
+    return [r["kind"] == sl.SUPPORTED or sl.overturning(r["kind"], measures(r), table) is not None for r in rows]
 
 
 def f1(truth: Sequence[bool], pred: Sequence[bool]) -> float:
@@ -126,7 +151,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="fit on every round, write second_look_table.py")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     args = parser.parse_args(argv)
-    rows = load(args.log)
+    try:
+        rows = load(args.log)
+    except LogError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     checked = check(rows)
     if args.write:
         write_table(fit(rows), checked, args.log)

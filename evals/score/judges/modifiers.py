@@ -32,16 +32,6 @@ POINTING_ADJECTIVES = POINTING | {"соответствующий", "профи�
 _BETWEEN = frozenset({"и", "или", "либо"})
 HEAD_REACH = 3  # words from a claim adjective to its head noun
 MODIFIER_REACH = 6  # words before a fragment's head that may still qualify it
-# Adjectives a paraphrase swaps for one another: one kind, not another ("нужную информацию" is
-# the fragment's "необходимую информацию"). By lemma; each group names one meaning.
-_SYNONYM_GROUPS = (frozenset({"нужный", "необходимый"}), frozenset({"самостоятельный", "независимый"}),
-                   frozenset({"бесплатный", "безвозмездный"}), frozenset({"иностранный", "зарубежный"}),
-                   frozenset({"преимущественный", "приоритетный"}), frozenset({"подробный", "детальный"}),
-                   frozenset({"одинаковый", "равный"}), frozenset({"прямой", "непосредственный"}),
-                   frozenset({"срочный", "неотложный"}), frozenset({"очередной", "последующий"}),
-                   # the Code's "отечественный" is Kazakhstan's own
-                   frozenset({"отечественный", "казахстанский"}))
-_SYNONYMS = {word: group for group in _SYNONYM_GROUPS for word in group}
 # Kinds that exclude one another: the rule fires only on such a pair. Any other adjective the
 # claim puts on the fragment's noun is, more often than not, paraphrase or a narrower kind
 # ("психиатрическая помощь" of the fragment's "медицинская помощь", "посторонние лица" for
@@ -110,7 +100,6 @@ def modifier_conflict(claim: str, evidence: str, missing_words: Sequence[str]) -
         return None
     claim_words = lx.words(claim)
     claim_keys = {k for w in claim_words for k in (lx.stem(w), lemma(w))}
-    claim_keys |= {s for w in claim_words for s in _SYNONYMS.get(lemma(w), ())}
     evidence_words = lx.words(evidence)
     for i, word in enumerate(claim_words):
         if word not in candidates:

@@ -439,10 +439,9 @@ def decide_russian(features: OfflineFeatures, params: OfflineParams = RU_PARAMS)
         return result
     table = second_look.shipped()
     kind = second_look.rule_kind(features, RU_HARD_RULES, RU_PARTIAL_RULES, params.partial_coverage)
-    measures = second_look.overlap(features)
-    if not second_look.overturns(kind, measures, table):
+    p = second_look.overturning(kind, second_look.overlap(features), table)
+    if p is None:
         return result
-    p = second_look.probability(kind, measures, table)
     return JudgeResult("supported", result.score,
                        f"second look: {p:.0%} of claims so flagged were supported on pairs the rules were not "
                        f"written from (the rules: {result.reason})")

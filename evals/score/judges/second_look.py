@@ -13,8 +13,9 @@ on the fitting pairs (supported is the smaller class, so it sits below one half)
 The model is fitted on bench/judge_ru_firstruns.jsonl: each pair of the fifth session's fresh
 rounds as the judge of the day first ran it (before any rule was written from it), by
 bench/judge_second_look.py, which also reports each round predicted by a model fitted on the
-other rounds. This module imports nothing of the package at load time, so the bench can read
-old checkouts' features through it.
+other rounds; bench/judge_firstruns_log.py rebuilds the log from those commits. This module
+imports nothing of the package at load time, so that script can read an old checkout's
+features through it.
 """
 
 from __future__ import annotations
@@ -69,10 +70,13 @@ def probability(kind: str, measures: Sequence[float], table: dict[str, Any]) -> 
     return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
 
 
-def overturns(kind: str, measures: Sequence[float], table: dict[str, Any]) -> bool:
-    """The second look calls a flag of this rule, with these measures, supported."""
-    return (kind != SUPPORTED and kind not in NOT_REVIEWED
-            and probability(kind, measures, table) >= float(table["threshold"]))
+def overturning(kind: str, measures: Sequence[float], table: dict[str, Any]) -> float | None:
+    """P(supported) of a flag of this rule, with these measures, when the second look calls it
+    supported; None when the flag stands."""
+    if kind == SUPPORTED or kind in NOT_REVIEWED:
+        return None
+    p = probability(kind, measures, table)
+    return p if p >= float(table["threshold"]) else None
 
 
 def shipped() -> dict[str, Any]:
