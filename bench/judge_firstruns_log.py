@@ -6,7 +6,8 @@ it was first run, by the judge of the commit that first ran it.
 Each round's sets are read from this checkout's bench/; each round's commit is checked out in a
 temporary git worktree (the repository's history must hold it) and judges them there; the rule
 that decided each verdict (second_look.rule_kind, this checkout's, loaded by path so the old
-checkout's own package is the one judging) and the overlap measures are written, no text.
+checkout's own package is the one judging), the pair's edit kind and the overlap measures are
+written, no text.
 A few seconds; the worktrees are removed afterwards.
 """
 
@@ -44,7 +45,8 @@ for path in sys.argv[5:]:
         kind = sl.rule_kind(f, offline.RU_HARD_RULES, offline.RU_PARTIAL_RULES, offline.RU_PARAMS.partial_coverage)
         verdict = offline.decide(f, offline.RU_PARAMS)
         assert (kind == "supported") == (verdict.value == "supported"), row["pair_id"]
-        print(json.dumps({"pair_id": row["pair_id"], "round": round_, "label": row["label"], "kind": kind,
+        print(json.dumps({"pair_id": row["pair_id"], "round": round_, "label": row["label"], "edit": row["kind"],
+                          "kind": kind,
                           **{k: round(v, 6) for k, v in zip(sl.OVERLAP, sl.overlap(f))}}, ensure_ascii=False))
 """
 

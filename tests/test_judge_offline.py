@@ -219,6 +219,14 @@ def test_metrics_match_scikit_learn() -> None:
     assert precision.value == pytest.approx(0.5) and recall.value == pytest.approx(0.5)
     same = cohen_kappa(["supported"] * 3, ["supported"] * 3)
     assert same.value is None and "undefined" in (same.reason or "")
+    # weights: scikit-learn's sample_weight, and an integer weight is the unit repeated
+    weights = [2.0, 1.0, 0.5, 3.0, 1.0, 0.25]
+    assert macro_f1(truth, pred, weights=weights).value == pytest.approx(
+        sklearn.f1_score(truth, pred, average="macro", sample_weight=weights))
+    counts = [2, 1, 1, 3, 1, 2]
+    repeated = [(t, p) for t, p, k in zip(truth, pred, counts, strict=True) for _ in range(k)]
+    assert macro_f1(truth, pred, weights=counts).value == pytest.approx(
+        macro_f1([t for t, _ in repeated], [p for _, p in repeated]).value)
 
 
 def _toy_features():

@@ -52,10 +52,28 @@ def test_the_shipped_table_is_the_fit_of_the_committed_log() -> None:
 
 
 def test_the_log_holds_no_text_of_the_sets() -> None:
-    keys = {"pair_id", "round", "label", "kind", *sl.OVERLAP}
+    keys = {"pair_id", "round", "label", "edit", "kind", *sl.OVERLAP}
     with open(ROOT / "bench" / "judge_ru_firstruns.jsonl", encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle if line.strip()]
     assert len(rows) == 960 and all(set(r) == keys for r in rows)
+
+
+def test_figures_weighted_to_another_mix_of_edit_kinds() -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    from judge_second_look import f1, weighted
+
+    rows = [{"edit": "a", "label": "supported"}, {"edit": "a", "label": "unsupported"},
+            {"edit": "b", "label": "unsupported"}, {"edit": "d", "label": "supported"}]
+    # the mix: half a, a quarter b, a quarter c (which the rows lack: judged elsewhere, one pair
+    # supported and called not); d is not in the mix and weighs nothing
+    truth, pred, weights = weighted(rows, [True, True, False, True], {"a": 0.5, "b": 0.25, "c": 0.25},
+                                    {"c": ([True], [False])})
+    assert weights == [0.25, 0.25, 0.25, 0.0, 0.25] and truth[-1] is True and pred[-1] is False
+    # supported: 2·tp = 0.5 (a1) over predicted 0.5 (a1, a2) + actual 0.5 (a1, c) -> 0.5;
+    # not supported: 2·tp = 0.5 (b) over predicted 0.5 (b, c) + actual 0.5 (a2, b) -> 0.5
+    assert f1(truth, pred, weights) == pytest.approx(0.5)
+    # unweighted, the five rows: supported 2·2 / (3 + 3), not supported 2·1 / (2 + 2)
+    assert f1(truth, pred) == pytest.approx((4 / 6 + 2 / 4) / 2)
 
 
 def _features(**fields: object) -> OfflineFeatures:

@@ -59,19 +59,27 @@ def precision_recall(truth: Sequence[Hashable], pred: Sequence[Hashable], positi
     return precision, recall
 
 
-def f1(truth: Sequence[Hashable], pred: Sequence[Hashable], positive: Hashable) -> float:
-    """F1 of one class; 0 when it has no true positives (the scikit-learn convention)."""
-    tp = sum(t == positive and p == positive for t, p in zip(truth, pred, strict=True))
-    denom = sum(p == positive for p in pred) + sum(t == positive for t in truth)
+def f1(truth: Sequence[Hashable], pred: Sequence[Hashable], positive: Hashable,
+       weights: Sequence[float] | None = None) -> float:
+    """F1 of one class; 0 when it has no true positives (the scikit-learn convention). With
+    weights, each unit counts its weight (an integer weight k is the unit repeated k times)."""
+    w = [1.0] * len(truth) if weights is None else list(weights)
+    if len(w) != len(truth):
+        raise ValueError(f"{len(truth)} reference labels but {len(w)} weights")
+    rows = list(zip(truth, pred, w, strict=True))
+    tp = sum(x for t, p, x in rows if t == positive and p == positive)
+    denom = sum(x for _, p, x in rows if p == positive) + sum(x for t, _, x in rows if t == positive)
     return 2 * tp / denom if denom else 0.0
 
 
-def macro_f1(truth: Sequence[Hashable], pred: Sequence[Hashable], labels: Sequence[Hashable] | None = None) -> Stat:
-    """Mean F1 over labels (default: every label in either sequence)."""
+def macro_f1(truth: Sequence[Hashable], pred: Sequence[Hashable], labels: Sequence[Hashable] | None = None,
+             weights: Sequence[float] | None = None) -> Stat:
+    """Mean F1 over labels (default: every label in either sequence), units weighted if given
+    (to score a sample as if its kinds came in another mix: post-stratification)."""
     if (why := _check(truth, pred)) is not None:
         return Stat(None, why)
     classes = list(labels) if labels is not None else sorted(set(truth) | set(pred), key=str)
-    return Stat(sum(f1(truth, pred, c) for c in classes) / len(classes))
+    return Stat(sum(f1(truth, pred, c, weights) for c in classes) / len(classes))
 
 
 def balanced_accuracy(truth: Sequence[Hashable], pred: Sequence[Hashable]) -> Stat:
