@@ -26,6 +26,7 @@ ROUNDS = (
     (2, "f311236", ("realO", "realP", "realQ", "realR")),
     (3, "8978fce", ("realS", "realT", "realU", "realV")),
     (4, "167fa05", ("realW", "realX", "realY", "realZ")),
+    (5, "a59fad2", ("realAA", "realAB", "realAC", "realAD")),
 )
 
 # Run inside the old checkout: its evals judge, this checkout's second_look.py reads the result.
@@ -43,7 +44,8 @@ for path in sys.argv[5:]:
     for row in load(Path(path), Path(corpus)):
         f = offline.extract_features(JudgeInput(row["claim"], tuple(row["evidence"]), row.get("question")))
         kind = sl.rule_kind(f, offline.RU_HARD_RULES, offline.RU_PARTIAL_RULES, offline.RU_PARAMS.partial_coverage)
-        verdict = offline.decide(f, offline.RU_PARAMS)
+        # the rules' own verdict (a commit with the second look has rules_verdict for it)
+        verdict = getattr(offline, "rules_verdict", offline.decide)(f, offline.RU_PARAMS)
         assert (kind == "supported") == (verdict.value == "supported"), row["pair_id"]
         print(json.dumps({"pair_id": row["pair_id"], "round": round_, "label": row["label"], "edit": row["kind"],
                           "kind": kind,

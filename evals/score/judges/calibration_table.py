@@ -3,7 +3,7 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-2.726726, 0.82979, -0.657463, -1.435343, 0.147533, -2.014863, 0.611416, 0.441669, 2.673036],
+        "weights": [-2.562875, 0.844113, -0.741737, -1.538502, 0.003212, -2.055616, 0.655286, 0.361123, 2.594907],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_real.jsonl + "
@@ -29,22 +29,26 @@ CALIBRATION: dict[str, dict[str, object]] = {
             "bench/judge_ru_realX.jsonl + "
             "bench/judge_ru_realY.jsonl + "
             "bench/judge_ru_realZ.jsonl + "
+            "bench/judge_ru_realAA.jsonl + "
+            "bench/judge_ru_realAB.jsonl + "
+            "bench/judge_ru_realAC.jsonl + "
+            "bench/judge_ru_realAD.jsonl + "
             "bench/judge_ru_blind.jsonl + "
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
-            "bench/judge_ru_blind4.jsonl, 2350 pairs"),
-        "cross_fitted_ece": 0.0121,
-        "cross_fitted_macro_f1": 0.8435,
+            "bench/judge_ru_blind4.jsonl, 2590 pairs"),
+        "cross_fitted_ece": 0.0132,
+        "cross_fitted_macro_f1": 0.8427,
         "reliability": [
-            [0.0, 0.1, 1055, 0.052, 0.0512],
-            [0.1, 0.2, 312, 0.1344, 0.141],
-            [0.2, 0.3, 4, 0.2116, 0.5],
-            [0.3, 0.4, 4, 0.3669, 0.25],
-            [0.4, 0.5, 9, 0.4573, 0.5556],
-            [0.5, 0.6, 28, 0.5578, 0.5357],
-            [0.6, 0.7, 148, 0.6623, 0.6892],
-            [0.7, 0.8, 535, 0.7549, 0.7308],
-            [0.8, 0.9, 255, 0.8259, 0.8549],
+            [0.0, 0.1, 1194, 0.05, 0.0528],
+            [0.1, 0.2, 295, 0.131, 0.1356],
+            [0.2, 0.3, 4, 0.2144, 0.25],
+            [0.3, 0.4, 5, 0.358, 0.4],
+            [0.4, 0.5, 13, 0.4534, 0.4615],
+            [0.5, 0.6, 45, 0.5586, 0.5556],
+            [0.6, 0.7, 175, 0.6651, 0.68],
+            [0.7, 0.8, 611, 0.7546, 0.7332],
+            [0.8, 0.9, 248, 0.8248, 0.8548],
         ],
     },
     "en": {
