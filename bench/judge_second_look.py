@@ -2,12 +2,12 @@
 
     python bench/judge_second_look.py [LOG] [--write] [--format json]
 
-LOG (default bench/judge_ru_firstruns.jsonl) holds, for each pair of the fifth session's fresh
-rounds (realK–N, realO–R, realS–V, realW–Z: 60-pair sets over the Health Code written by helpers
-who saw no rules), its edit kind, the rule that decided its verdict and the overlap measures, as the judge of
-the day computed them when the round was first run, before any rule was written from it (the
-judge of commits 8f70348, f311236, 8978fce and 167fa05; bench/judge_firstruns_log.py rebuilds
-it): how the rules behave on material they have not seen, which is what the model must learn.
+LOG (default bench/judge_ru_firstruns.jsonl) holds, for each pair of the fresh rounds (realK–N,
+realO–R, realS–V, realW–Z, realAA–AD: 60-pair sets over the Health Code written by helpers who
+saw no rules), its edit kind, the rule that decided its verdict and the overlap measures, as
+the judge of the day computed them when the round was first run, before any rule was written
+from it (the judge of commits 8f70348, f311236, 8978fce, 167fa05 and a59fad2; the rules' own
+verdict, before any second look; bench/judge_firstruns_log.py rebuilds it): how the rules behave on material they have not seen, which is what the model must learn.
 No claim or fragment text is in it.
 
 Prints, for each round, binary macro-F1 of the rules' verdicts and of the verdicts after a

@@ -10,8 +10,8 @@ P(supported | flag); where it reaches the shipped threshold the verdict is turne
 the rule's reason kept in the new one. The threshold is the one that maximised binary macro-F1
 on the fitting pairs (supported is the smaller class, so it sits below one half).
 
-The model is fitted on bench/judge_ru_firstruns.jsonl: each pair of the fifth session's fresh
-rounds as the judge of the day first ran it (before any rule was written from it), by
+The model is fitted on bench/judge_ru_firstruns.jsonl: each pair of the fresh rounds
+(fifth and sixth sessions, 1,200 pairs) as the judge of the day first ran it (before any rule was written from it), by
 bench/judge_second_look.py, which also reports each round predicted by a model fitted on the
 other rounds; bench/judge_firstruns_log.py rebuilds the log from those commits. This module
 imports nothing of the package at load time, so that script can read an old checkout's
