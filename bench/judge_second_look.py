@@ -7,8 +7,9 @@ realO–R, realS–V, realW–Z, realAA–AD: 60-pair sets over the Health Code 
 saw no rules), its edit kind, the rule that decided its verdict and the overlap measures, as
 the judge of the day computed them when the round was first run, before any rule was written
 from it (the judge of commits 8f70348, f311236, 8978fce, 167fa05 and a59fad2; the rules' own
-verdict, before any second look; bench/judge_firstruns_log.py rebuilds it): how the rules behave on material they have not seen, which is what the model must learn.
-No claim or fragment text is in it.
+verdict, before any second look; bench/judge_firstruns_log.py rebuilds it): how the rules
+behave on material they have not seen, which is what the model must learn. No claim or
+fragment text is in it.
 
 Prints, for each round, binary macro-F1 of the rules' verdicts and of the verdicts after a
 second look fitted on the other rounds only (the threshold chosen on those rounds too), and the
