@@ -522,6 +522,9 @@ _ABBREVIATIONS = (
     (re.compile(r"(?<!\w)патанатом"), "патологоанатом"),
     (re.compile(r"(?<!\w)мвд(?!\w)"), "министерство внутренних дел"),
     (re.compile(r"(?<!\w)минздрав"), "министерство здравоохранения"),
+    (re.compile(r"(?<!\w)минюст"), "министерство юстиции"),
+    (re.compile(r"(?<!\w)минфин"), "министерство финансов"),
+    (re.compile(r"(?<!\w)мид(?!\w)"), "министерство иностранных дел"),
     (re.compile(r"(?<!\w)санэпид"), "санитарно-эпидемиологическ "),  # "санэпидслужба"
     (re.compile(r"(?<!\w)вкк(?!\w)"), "врачебно-консультационная комиссия"),
     (re.compile(r"(?<!\w)пмсп(?!\w)"), "первичной медико-санитарной помощи"),
@@ -615,7 +618,11 @@ _PERMIT_RU = re.compile(
     r"допуска\w*|разреша\w*|разрешен\w*|по желанию|по своему усмотрению|на усмотрение|по усмотрению|"
     r"добровольно|на добровольной основе|в добровольном порядке|"
     r"по (?:(?:его|ее|её|их|своему|своей|собственному|собственной) ){1,2}желанию|"
-    r"не обязан\w*|не обязательн\w*|необязательн\w*)(?!\w)"  # "не обязательна" leaves it free
+    r"не обязан\w*|не обязательн\w*|необязательн\w*|"  # "не обязательна" leaves it free
+    # nothing stands in the way: "не препятствует участию", "ничто не мешает", "не лишены права",
+    # "применяются без ограничений"
+    r"не препятству\w*|не является препятствием|ничто не мешает|не мешает|не лишен\w* права|"
+    r"без ограничени\w*)(?!\w)"
 )
 
 
@@ -682,7 +689,14 @@ _ADVICE_RE = re.compile(r"(?<!\w)(?:рекоменд\w*|желательн\w*|н
 
 # "обязательные медицинские осмотры": the long adjective before a noun, the name of a kind of
 # thing (a compulsory examination); "является обязательным для", "обязательно" state a duty
-_NAMED_KIND_RU = re.compile(r"(?<!\w)обязательн(?:ый|ая|ое|ые|ого|ой|ому|ым|ых|ыми|ую|ом) ([^\W\d_]{3,})")
+_NAMED_KIND_RU = re.compile(
+    r"(?<!\w)обязательн(?:ый|ая|ое|ые|ого|ой|ому|ым|ых|ыми|ую|ом) ([^\W\d_]{3,})(?: ([^\W\d_]{3,}))?")
+
+
+def _kind_words(match: re.Match[str]) -> set[str]:
+    """The name's next word and the one after it ("обязательные [профилактические] прививки"):
+    one side may put an adjective between."""
+    return {w[:5] for w in match.groups() if w}
 
 
 def _shared_kind_names(claim: str, evidence: str) -> tuple[str, str]:
@@ -691,13 +705,14 @@ def _shared_kind_names(claim: str, evidence: str) -> tuple[str, str]:
     fragment uses still binds ("донор проходит обязательное обследование" against "по желанию")."""
     if "обязательн" not in claim or "обязательн" not in evidence:
         return claim, evidence
-    named = {m.group(1)[:5] for m in _NAMED_KIND_RU.finditer(claim)} & {
-        m.group(1)[:5] for m in _NAMED_KIND_RU.finditer(evidence)}
+    named = {w for m in _NAMED_KIND_RU.finditer(claim) for w in _kind_words(m)} & {
+        w for m in _NAMED_KIND_RU.finditer(evidence) for w in _kind_words(m)}
     if not named:
         return claim, evidence
 
     def strip(text: str) -> str:
-        return _NAMED_KIND_RU.sub(lambda m: " " + m.group(1) if m.group(1)[:5] in named else m.group(0), text)
+        return _NAMED_KIND_RU.sub(lambda m: " " + m.group(0).split(" ", 1)[1] if _kind_words(m) & named
+                                  else m.group(0), text)
 
     return strip(claim), strip(evidence)
 
@@ -842,6 +857,11 @@ def _same_sphere(held: str, said: str) -> bool:
 
 _SPHERE = re.compile(r"\s+в (?:сфере|области)\s+([^\W\d_]+)(?:[\s-]+([^\W\d_]+))?")
 _MANAGED = re.compile(r"\s+([^\W\d_]+)")  # "управления здравоохранением": the next word is the sphere
+# A ministry is named by its field: "Министерство юстиции" is not "Министерство внутренних дел"
+_MINISTRY_FIELD = re.compile(
+    r"\s+(внутренних дел|иностранных дел|юстиции|здравоохранения|финансов|обороны|образования|просвещения|"
+    r"науки|труда|энергетики|культуры|сельского хозяйства|национальной экономики|по чрезвычайным ситуациям|"
+    r"цифрового развития|информации|экологии|транспорта|торговли|индустрии)(?!\w)")
 
 
 @lru_cache(maxsize=65536)
@@ -855,8 +875,9 @@ def actors(norm_text: str) -> frozenset[str]:
         matches = list(pattern.finditer(norm_text))
         for match in matches:
             sphere = (_SPHERE.match(norm_text, match.end()) if name.endswith("орган")
-                      else _MANAGED.match(norm_text, match.end()) if name == _LOCAL_MANAGEMENT else None)
-            words_ = [w for w in (sphere.groups() if sphere else ()) if w]
+                      else _MANAGED.match(norm_text, match.end()) if name == _LOCAL_MANAGEMENT
+                      else _MINISTRY_FIELD.match(norm_text, match.end()) if name == "министерство" else None)
+            words_ = [w for group in (sphere.groups() if sphere else ()) if group for w in group.split()]
             found.add(name + (" в сфере " + " ".join(stem(w) for w in words_) if words_ else ""))
         if matches:
             norm_text = pattern.sub(" ", norm_text)
