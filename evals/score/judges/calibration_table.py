@@ -3,7 +3,7 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-2.562875, 0.844113, -0.741737, -1.538502, 0.003212, -2.055616, 0.655286, 0.361123, 2.594907],
+        "weights": [-2.540458, 0.921287, -0.737713, -1.551263, 0.003005, -2.065883, 0.645277, 0.361645, 2.527401],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_real.jsonl + "
@@ -37,18 +37,18 @@ CALIBRATION: dict[str, dict[str, object]] = {
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
             "bench/judge_ru_blind4.jsonl, 2590 pairs"),
-        "cross_fitted_ece": 0.0132,
-        "cross_fitted_macro_f1": 0.8427,
+        "cross_fitted_ece": 0.0134,
+        "cross_fitted_macro_f1": 0.8454,
         "reliability": [
-            [0.0, 0.1, 1194, 0.05, 0.0528],
-            [0.1, 0.2, 295, 0.131, 0.1356],
-            [0.2, 0.3, 4, 0.2144, 0.25],
-            [0.3, 0.4, 5, 0.358, 0.4],
-            [0.4, 0.5, 13, 0.4534, 0.4615],
-            [0.5, 0.6, 45, 0.5586, 0.5556],
-            [0.6, 0.7, 175, 0.6651, 0.68],
-            [0.7, 0.8, 611, 0.7546, 0.7332],
-            [0.8, 0.9, 248, 0.8248, 0.8548],
+            [0.0, 0.1, 1199, 0.0496, 0.0525],
+            [0.1, 0.2, 294, 0.1308, 0.1361],
+            [0.2, 0.3, 7, 0.2116, 0.1429],
+            [0.3, 0.4, 6, 0.3672, 0.3333],
+            [0.4, 0.5, 11, 0.4599, 0.3636],
+            [0.5, 0.6, 40, 0.5579, 0.6],
+            [0.6, 0.7, 151, 0.6626, 0.6954],
+            [0.7, 0.8, 600, 0.7544, 0.7283],
+            [0.8, 0.9, 282, 0.8246, 0.8511],
         ],
     },
     "en": {
