@@ -27,6 +27,7 @@ ROUNDS = (
     (3, "8978fce", ("realS", "realT", "realU", "realV")),
     (4, "167fa05", ("realW", "realX", "realY", "realZ")),
     (5, "a59fad2", ("realAA", "realAB", "realAC", "realAD")),
+    (6, "7bb7318", ("realAE", "realAF", "realAG", "realAH")),
 )
 
 # Run inside the old checkout: its evals judge, this checkout's second_look.py reads the result.
