@@ -1089,3 +1089,27 @@ def test_nothing_stands_in_the_way_is_a_permission(evidence: str, claim: str, su
 )
 def test_ministries_by_field_and_duty_names_across_an_adjective(evidence: str, claim: str, supported: bool) -> None:
     assert_verdict(evidence, claim, supported)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the permit a body issues is no permission of the sentence
+        ("вывоз без разрешения уполномоченного органа", frozenset()),
+        ("орган выдает разрешение на проведение исследования", frozenset()),
+        ("курение на территории разрешено", frozenset({"permit"})),
+        ("использование разрешенных препаратов", frozenset({"permit"})),
+    ],
+)
+def test_a_permit_is_not_a_permission(text: str, expected: frozenset[str]) -> None:
+    assert lx.modalities(text) == expected
+
+
+def test_a_long_claim_barring_the_act_without_something() -> None:
+    # "Без X … нельзя" across a whole sentence, against a fragment that does it without X
+    evidence = ("Образцы биологического материала клинических исследований и стандартные образцы субстанций "
+                "ввозятся на территорию страны без разрешения уполномоченного органа.")
+    claim = ("Без разрешения уполномоченного органа образцы биоматериала клинических исследований, а также "
+             "стандартные образцы субстанций и их примесей ввезти в страну нельзя.")
+    assert_verdict(evidence, claim, False)
+    assert_verdict(evidence, "Образцы субстанций ввозят в страну без разрешения уполномоченного органа.", True)
