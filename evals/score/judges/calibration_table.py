@@ -3,7 +3,7 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-2.540458, 0.921287, -0.737713, -1.551263, 0.003005, -2.065883, 0.645277, 0.361645, 2.527401],
+        "weights": [-2.53143, 1.048856, -0.662923, -1.428061, -0.228274, -2.220206, 0.749411, 0.320128, 2.435561],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_real.jsonl + "
@@ -33,22 +33,27 @@ CALIBRATION: dict[str, dict[str, object]] = {
             "bench/judge_ru_realAB.jsonl + "
             "bench/judge_ru_realAC.jsonl + "
             "bench/judge_ru_realAD.jsonl + "
+            "bench/judge_ru_realAE.jsonl + "
+            "bench/judge_ru_realAF.jsonl + "
+            "bench/judge_ru_realAG.jsonl + "
+            "bench/judge_ru_realAH.jsonl + "
             "bench/judge_ru_blind.jsonl + "
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
-            "bench/judge_ru_blind4.jsonl, 2590 pairs"),
-        "cross_fitted_ece": 0.0134,
-        "cross_fitted_macro_f1": 0.8454,
+            "bench/judge_ru_blind4.jsonl, 2830 pairs"),
+        "cross_fitted_ece": 0.0073,
+        "cross_fitted_macro_f1": 0.8478,
         "reliability": [
-            [0.0, 0.1, 1199, 0.0496, 0.0525],
-            [0.1, 0.2, 294, 0.1308, 0.1361],
-            [0.2, 0.3, 7, 0.2116, 0.1429],
-            [0.3, 0.4, 6, 0.3672, 0.3333],
-            [0.4, 0.5, 11, 0.4599, 0.3636],
-            [0.5, 0.6, 40, 0.5579, 0.6],
-            [0.6, 0.7, 151, 0.6626, 0.6954],
-            [0.7, 0.8, 600, 0.7544, 0.7283],
-            [0.8, 0.9, 282, 0.8246, 0.8511],
+            [0.0, 0.1, 1308, 0.052, 0.0528],
+            [0.1, 0.2, 341, 0.1329, 0.1378],
+            [0.2, 0.3, 9, 0.2216, 0.3333],
+            [0.3, 0.4, 1, 0.3807, 1.0],
+            [0.4, 0.5, 7, 0.463, 0.7143],
+            [0.5, 0.6, 34, 0.5654, 0.6471],
+            [0.6, 0.7, 191, 0.6638, 0.6492],
+            [0.7, 0.8, 614, 0.7545, 0.741],
+            [0.8, 0.9, 323, 0.827, 0.8421],
+            [0.9, 1.0, 2, 0.9015, 1.0],
         ],
     },
     "en": {
