@@ -28,6 +28,7 @@ ROUNDS = (
     (4, "167fa05", ("realW", "realX", "realY", "realZ")),
     (5, "a59fad2", ("realAA", "realAB", "realAC", "realAD")),
     (6, "7bb7318", ("realAE", "realAF", "realAG", "realAH")),
+    (7, "6156601", ("realAI", "realAJ", "realAK", "realAL")),
 )
 
 # Run inside the old checkout: its evals judge, this checkout's second_look.py reads the result.

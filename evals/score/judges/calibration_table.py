@@ -3,7 +3,7 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-2.53143, 1.048856, -0.662923, -1.428061, -0.228274, -2.220206, 0.749411, 0.320128, 2.435561],
+        "weights": [-2.805643, 0.965114, -0.633534, -1.414237, 0.077019, -2.212491, 0.729198, 0.417883, 2.468713],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_real.jsonl + "
@@ -37,23 +37,27 @@ CALIBRATION: dict[str, dict[str, object]] = {
             "bench/judge_ru_realAF.jsonl + "
             "bench/judge_ru_realAG.jsonl + "
             "bench/judge_ru_realAH.jsonl + "
+            "bench/judge_ru_realAI.jsonl + "
+            "bench/judge_ru_realAJ.jsonl + "
+            "bench/judge_ru_realAK.jsonl + "
+            "bench/judge_ru_realAL.jsonl + "
             "bench/judge_ru_blind.jsonl + "
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
-            "bench/judge_ru_blind4.jsonl, 2830 pairs"),
-        "cross_fitted_ece": 0.0073,
-        "cross_fitted_macro_f1": 0.8478,
+            "bench/judge_ru_blind4.jsonl, 3070 pairs"),
+        "cross_fitted_ece": 0.0091,
+        "cross_fitted_macro_f1": 0.8412,
         "reliability": [
-            [0.0, 0.1, 1308, 0.052, 0.0528],
-            [0.1, 0.2, 341, 0.1329, 0.1378],
-            [0.2, 0.3, 9, 0.2216, 0.3333],
-            [0.3, 0.4, 1, 0.3807, 1.0],
-            [0.4, 0.5, 7, 0.463, 0.7143],
-            [0.5, 0.6, 34, 0.5654, 0.6471],
-            [0.6, 0.7, 191, 0.6638, 0.6492],
-            [0.7, 0.8, 614, 0.7545, 0.741],
-            [0.8, 0.9, 323, 0.827, 0.8421],
-            [0.9, 1.0, 2, 0.9015, 1.0],
+            [0.0, 0.1, 1403, 0.0533, 0.0556],
+            [0.1, 0.2, 370, 0.1333, 0.1324],
+            [0.2, 0.3, 17, 0.2156, 0.4118],
+            [0.3, 0.4, 2, 0.3583, 0.5],
+            [0.4, 0.5, 15, 0.4621, 0.4667],
+            [0.5, 0.6, 57, 0.5704, 0.6491],
+            [0.6, 0.7, 231, 0.6626, 0.6277],
+            [0.7, 0.8, 623, 0.7537, 0.7416],
+            [0.8, 0.9, 350, 0.8291, 0.8457],
+            [0.9, 1.0, 2, 0.9145, 1.0],
         ],
     },
     "en": {
