@@ -105,6 +105,26 @@ def f1(truth: Sequence[bool], pred: Sequence[bool], weights: Sequence[float] | N
     return macro_f1(truth, pred, labels=(True, False), weights=weights).value or 0.0
 
 
+PAIR_FIELDS = ("claim", "label", "kind")
+
+
+def check_pairs(path: Path) -> None:
+    """Each line of a --mix file is a pair the judge can read; else LogError names the line."""
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise LogError(f"{path}:{number}: not JSON ({exc.msg})") from None
+            missing = [name for name in PAIR_FIELDS if not isinstance(row, dict) or name not in row]
+            if isinstance(row, dict) and "evidence" not in row and "evidence_spans" not in row:
+                missing.append("evidence")
+            if missing:
+                raise LogError(f"{path}:{number}: missing {', '.join(missing)}")
+
+
 def mix_of(path: Path, corpus: Path | None) -> tuple[dict[str, float], dict[str, tuple[list[bool], list[bool]]]]:
     """PAIRS's share of each edit kind, and for every kind: its pairs' truth and today's verdicts."""
     from collections import Counter
@@ -114,6 +134,7 @@ def mix_of(path: Path, corpus: Path | None) -> tuple[dict[str, float], dict[str,
     from evals.score.judges.base import JudgeInput
     from evals.score.judges.offline import OfflineJudge
 
+    check_pairs(path)
     rows = load(path, corpus)
     counts = Counter(str(r["kind"]) for r in rows)
     results = OfflineJudge(workers=1).judge([JudgeInput(r["claim"], tuple(r["evidence"]), r.get("question"))
@@ -155,6 +176,7 @@ def check(rows: Sequence[dict[str, Any]], mix: dict[str, float] | None = None,
         return {"rules_in_mix": round(f1(*weighted(test, rules, mix, lacking)), 4),
                 "second_look_in_mix": round(f1(*weighted(test, looked, mix, lacking)), 4)}
 
+    pooled_rows: list[dict[str, Any]] = []
     pooled_truth: list[bool] = []
     pooled_rules: list[bool] = []
     pooled_looked: list[bool] = []
@@ -170,13 +192,13 @@ def check(rows: Sequence[dict[str, Any]], mix: dict[str, float] | None = None,
                               "overturned_right": sum(a and not b and t for a, b, t in zip(looked, rules, truth,
                                                                                             strict=True)),
                               **in_mix(test, rules, looked)})
+        pooled_rows += test
         pooled_truth += truth
         pooled_rules += rules
         pooled_looked += looked
     out["pooled"] = {"pairs": len(pooled_truth), "rules": round(f1(pooled_truth, pooled_rules), 4),
                      "second_look": round(f1(pooled_truth, pooled_looked), 4),
-                     **in_mix([r for held in sorted({r["round"] for r in rows}) for r in rows if r["round"] == held],
-                              pooled_rules, pooled_looked)}
+                     **in_mix(pooled_rows, pooled_rules, pooled_looked)}
     if mix is not None:
         out["mix"] = {"shares": {k: round(v, 4) for k, v in sorted(mix.items())},
                       "lacking": {k: f"{sum(t == p for t, p in zip(*v, strict=True))}/{len(v[0])}"
@@ -226,8 +248,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.mix is not None:
         try:
             mix, judged = mix_of(args.mix, args.corpus)
-        except (OSError, ValueError, KeyError) as exc:
-            print(f"{args.mix}: not a pairs file the judge can read ({exc})", file=sys.stderr)
+        except LogError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        except OSError as exc:
+            print(f"{args.mix}: {exc.strerror}", file=sys.stderr)
+            return 2
+        except ValueError as exc:  # fragments given as spans of a law the corpus folder lacks
+            print(exc, file=sys.stderr)
             return 2
     checked = check(rows, mix, judged)
     if args.write:

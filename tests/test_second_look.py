@@ -108,3 +108,25 @@ def test_the_judge_overturns_exactly_the_flags_the_model_trusts() -> None:
             assert result.reason.startswith("second look: ") is trusted
             seen.add(trusted)
     assert seen == {True, False}  # the grid holds both outcomes
+
+
+@pytest.mark.parametrize(
+    ("argv", "lines", "expected"),
+    [
+        (["LOG"], ['{"pair_id": "a", "round": 1}', ""], ":1: missing label, edit, kind, coverage"),
+        (["LOG"], ["", "{not json"], ":2: not JSON"),
+        (["--mix", "LOG"], ['{"claim": "x", "evidence": ["y"], "label": "supported", "kind": "k"}', '{"claim": "x"}'],
+         ":2: missing label, kind, evidence"),
+    ],
+)
+def test_a_bad_log_or_mix_file_names_its_line_and_exits_2(tmp_path: Path, argv: list[str], lines: list[str],
+                                                           expected: str) -> None:
+    import subprocess
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    args = [str(bad) if a == "LOG" else a for a in argv]
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "judge_second_look.py"), *args],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"{bad}{expected}")

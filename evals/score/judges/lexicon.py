@@ -623,7 +623,7 @@ _PERMIT_RU = re.compile(
     r"не обязан\w*|не обязательн\w*|необязательн\w*|"  # "не обязательна" leaves it free
     # nothing stands in the way: "не препятствует участию", "ничто не мешает", "не лишены права",
     # "применяются без ограничений"
-    r"не препятству\w*|не является препятствием|ничто не мешает|не мешает|не лишен\w* права|"
+    r"не препятству\w*|не является препятствием|не мешает|не лишен\w* права|"
     r"без ограничени\w*)(?!\w)"
 )
 
@@ -1614,7 +1614,8 @@ _AFTER_RE = re.compile(r"(?<!\w)после(?!\w)")
 
 # "без согласия … не передаются" (or "нельзя … без"): the claim bars the act without something,
 # where the fragment does it "без" that and negates nothing ("предоставляются … без получения
-# разрешения"). In the 1,390 Russian pairs: 8 such claims, all unsupported.
+# разрешения"). In the 1,390 Russian pairs: 8 such claims, all unsupported. "Без X" may open a
+# claim whose "нельзя" closes it twenty words later ("Без разрешения органа … ввезти … нельзя").
 _BARRED_WITHOUT_RE = re.compile(r"(?<!\w)(?:не|нельзя|запрещ\w*)(?!\w)(?:\W+\w+){0,6}?\W+без(?!\w)|"
                                 r"(?<!\w)без(?!\w)(?:\W+\w+){1,20}?\W+(?:не|нельзя|запрещ\w*)(?!\w)")
 _ANY_NEGATION_RE = re.compile(r"(?<!\w)(?:не|нельзя|запрещ\w*|ни|только|лишь)(?!\w)")

@@ -37,7 +37,9 @@ NOT_REVIEWED = frozenset({"modifier_conflict"})
 def rule_kind(features: Any, hard_rules: Sequence[str], partial_rules: Sequence[str], partial_coverage: float) -> str:
     """The rule that decided a Russian verdict, in decide_russian's order: the first hard rule
     that fired, else low coverage, else the first partial rule, else the added detail, else
-    "supported". (Coverage under min_coverage but over partial_coverage counts as low coverage.)"""
+    "supported". The shipped floors are equal (RU_PARAMS: min_coverage = partial_coverage), so
+    no claim is partial by the min_coverage floor alone; were they to differ, such a claim would
+    read "supported" here (bench/judge_firstruns_log.py asserts they agree on every pair)."""
     for name in hard_rules:
         if getattr(features, name, None):
             return name
