@@ -53,7 +53,9 @@ class LogError(ValueError):
     """A log line that is not a first-run verdict (the message names the file and line)."""
 
 
-def load(path: Path) -> list[dict[str, Any]]:
+def json_rows(path: Path, fields: Sequence[str], either: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """The JSON object on each non-blank line of path, each holding fields (and one of either,
+    if given); else LogError names the file and line."""
     rows = []
     try:
         with open(path, encoding="utf-8") as handle:
@@ -64,12 +66,19 @@ def load(path: Path) -> list[dict[str, Any]]:
                     row = json.loads(line)
                 except json.JSONDecodeError as exc:
                     raise LogError(f"{path}:{number}: not JSON ({exc.msg})") from None
-                missing = [name for name in FIELDS if not isinstance(row, dict) or name not in row]
+                missing = [name for name in fields if not isinstance(row, dict) or name not in row]
+                if either and not (isinstance(row, dict) and any(name in row for name in either)):
+                    missing.append(either[0])
                 if missing:
                     raise LogError(f"{path}:{number}: missing {', '.join(missing)}")
                 rows.append(row)
     except OSError as exc:
         raise LogError(f"{path}: {exc.strerror}") from None
+    return rows
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    rows = json_rows(path, FIELDS)
     if not rows:
         raise LogError(f"{path}: no first-run verdict")
     return rows
@@ -110,19 +119,7 @@ PAIR_FIELDS = ("claim", "label", "kind")
 
 def check_pairs(path: Path) -> None:
     """Each line of a --mix file is a pair the judge can read; else LogError names the line."""
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise LogError(f"{path}:{number}: not JSON ({exc.msg})") from None
-            missing = [name for name in PAIR_FIELDS if not isinstance(row, dict) or name not in row]
-            if isinstance(row, dict) and "evidence" not in row and "evidence_spans" not in row:
-                missing.append("evidence")
-            if missing:
-                raise LogError(f"{path}:{number}: missing {', '.join(missing)}")
+    json_rows(path, PAIR_FIELDS, either=("evidence", "evidence_spans"))
 
 
 def mix_of(path: Path, corpus: Path | None) -> tuple[dict[str, float], dict[str, tuple[list[bool], list[bool]]]]:
@@ -248,13 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.mix is not None:
         try:
             mix, judged = mix_of(args.mix, args.corpus)
-        except LogError as exc:
-            print(exc, file=sys.stderr)
-            return 2
-        except OSError as exc:
-            print(f"{args.mix}: {exc.strerror}", file=sys.stderr)
-            return 2
-        except ValueError as exc:  # fragments given as spans of a law the corpus folder lacks
+        except ValueError as exc:  # LogError, or fragments given as spans of a law the corpus folder lacks
             print(exc, file=sys.stderr)
             return 2
     checked = check(rows, mix, judged)
