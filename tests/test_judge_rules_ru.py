@@ -1113,3 +1113,22 @@ def test_a_long_claim_barring_the_act_without_something() -> None:
              "стандартные образцы субстанций и их примесей ввезти в страну нельзя.")
     assert_verdict(evidence, claim, False)
     assert_verdict(evidence, "Образцы субстанций ввозят в страну без разрешения уполномоченного органа.", True)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # the fragment negates a word the claim states plainly, in another order than the fragment's
+        ("Время нахождения в санатории в срок отпуска не засчитывается.",
+         "Да, время в санатории всё равно засчитывается в срок отпуска.", False),
+        ("Результаты анкетирования не являются основанием для увольнения работника.",
+         "Да, для увольнения работника основанием служат и результаты анкетирования.", False),
+        # the same negation kept and moved, or said in one word ("минуя")
+        ("Результаты анкетирования не являются основанием для увольнения работника.",
+         "Увольнять работника на основании результатов анкетирования нельзя: основанием они не являются.", True),
+        ("Медицинская помощь без направления оказывается на платной основе.",
+         "Минуя направление, пациент получает такую медицинскую помощь платно.", True),
+    ],
+)
+def test_a_negation_of_the_fragment_the_claim_drops(evidence: str, claim: str, supported: bool) -> None:
+    assert_verdict(evidence, claim, supported)

@@ -1668,6 +1668,27 @@ def negation_unheld(claim: str, evidence: str) -> str | None:
     return None
 
 
+def negation_dropped(claim: str, evidence: str) -> str | None:
+    """negation_unheld the other way round: the evidence negates a word ("не засчитывается", "не
+    являются основанием") that the claim states with no negation near it ("засчитывается в срок",
+    "служат основанием"). Word order is free, unlike polarity_flips_ru, which needs the same
+    neighbour on both sides. Not read when the claim prohibits, says "только"/"лишь" (a double
+    negation restated: "не допускаются лица без X" is "допускаются только с X") or "минуя" (a
+    negation in one word: "минуя направление" is "без направления")."""
+    if _PROHIBIT_RU.search(claim) or _ONLY_RE.search(claim) or "минуя" in claim:
+        return None
+    negated = negated_words_ru(evidence)
+    if not negated:
+        return None
+    seq = polarity_sequence_ru(claim)
+    clear = {k for k, neg, near in seq if not neg and not near}
+    touched = {k for k, neg, near in seq if neg or near}
+    hit = [w for w in negated if _polarity_key(w) in clear and _polarity_key(w) not in touched]
+    if hit:
+        return f"the fragment negates '{hit[0]}', the claim affirms it"
+    return None
+
+
 def prefix_antonyms(claim: str, evidence: str) -> str | None:
     """A word and its negative-prefixed antonym on the two sides: "бесплатно" against "на
     платной основе", "несовершеннолетние" against "совершеннолетние"."""

@@ -142,7 +142,7 @@ class OfflineFeatures:
     condition_dropped: str | None = None
     qualifier_dropped: str | None = None  # a participle phrase restricting what the claim names (ru)
     bound_dropped: str | None = None  # a bounded number of the fragment the claim leaves out (ru)
-    negation_unheld: str | None = None
+    negation_unheld: str | None = None  # a negation of one side the other does not hold (ru)
     delegated: str | None = None  # the fragment leaves the content to a regulator (ru)
     roles_swapped: str | None = None  # the fragment's object made the doer (ru)
     modifier_conflict: str | None = None  # another kind of the thing the fragment qualifies (ru)
@@ -329,8 +329,10 @@ def _russian_features(
         "bound_conflicts": lambda: tuple(_bound_conflicts(claim, evidence) + lx.event_order_conflicts(claim, evidence)
                                          + lx.frequency_conflicts(claim, evidence)),
         "negation_flips": lambda: tuple(_russian_flips(claim, context_sentences, context)),
-        # "не … без X", "нельзя, пока не X": a negation that restates a restriction (lexicon.only_with)
-        "negation_unheld": lambda: None if lx.only_with(claim, context) else lx.negation_unheld(claim, context),
+        # "не … без X", "нельзя, пока не X": a negation that restates a restriction (lexicon.only_with);
+        # either side may hold the negation the other lacks
+        "negation_unheld": lambda: None if lx.only_with(claim, context) else (
+            lx.negation_unheld(claim, context) or lx.negation_dropped(claim, context)),
         "modality_conflict": lambda: None if lx.only_with(claim, context) else lx.modality_conflict(
             claim, context, " ".join(_context(sentences, shares, NEAR_COVERAGE))),
         "actor_conflict": lambda: lx.actor_conflict(claim, evidence),
