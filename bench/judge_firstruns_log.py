@@ -29,6 +29,7 @@ ROUNDS = (
     (5, "a59fad2", ("realAA", "realAB", "realAC", "realAD")),
     (6, "7bb7318", ("realAE", "realAF", "realAG", "realAH")),
     (7, "6156601", ("realAI", "realAJ", "realAK", "realAL")),
+    (8, "5c18bc6", ("realAM", "realAN", "realAO", "realAP")),
 )
 
 # Run inside the old checkout: its evals judge, this checkout's second_look.py reads the result.

@@ -3,7 +3,7 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-2.805643, 0.965114, -0.633534, -1.414237, 0.077019, -2.212491, 0.729198, 0.417883, 2.468713],
+        "weights": [-3.028174, 1.057365, -0.612165, -1.448762, 0.261072, -2.233373, 0.730195, 0.46659, 2.387208],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_real.jsonl + "
@@ -41,23 +41,27 @@ CALIBRATION: dict[str, dict[str, object]] = {
             "bench/judge_ru_realAJ.jsonl + "
             "bench/judge_ru_realAK.jsonl + "
             "bench/judge_ru_realAL.jsonl + "
+            "bench/judge_ru_realAM.jsonl + "
+            "bench/judge_ru_realAN.jsonl + "
+            "bench/judge_ru_realAO.jsonl + "
+            "bench/judge_ru_realAP.jsonl + "
             "bench/judge_ru_blind.jsonl + "
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
-            "bench/judge_ru_blind4.jsonl, 3070 pairs"),
-        "cross_fitted_ece": 0.0091,
-        "cross_fitted_macro_f1": 0.8412,
+            "bench/judge_ru_blind4.jsonl, 3310 pairs"),
+        "cross_fitted_ece": 0.009,
+        "cross_fitted_macro_f1": 0.8448,
         "reliability": [
-            [0.0, 0.1, 1403, 0.0533, 0.0556],
-            [0.1, 0.2, 370, 0.1333, 0.1324],
-            [0.2, 0.3, 17, 0.2156, 0.4118],
-            [0.3, 0.4, 2, 0.3583, 0.5],
-            [0.4, 0.5, 15, 0.4621, 0.4667],
-            [0.5, 0.6, 57, 0.5704, 0.6491],
-            [0.6, 0.7, 231, 0.6626, 0.6277],
-            [0.7, 0.8, 623, 0.7537, 0.7416],
-            [0.8, 0.9, 350, 0.8291, 0.8457],
-            [0.9, 1.0, 2, 0.9145, 1.0],
+            [0.0, 0.1, 1491, 0.0514, 0.0523],
+            [0.1, 0.2, 416, 0.1353, 0.1298],
+            [0.2, 0.3, 29, 0.2242, 0.3448],
+            [0.3, 0.4, 1, 0.3255, 0.0],
+            [0.4, 0.5, 10, 0.4636, 0.6],
+            [0.5, 0.6, 53, 0.5629, 0.6981],
+            [0.6, 0.7, 239, 0.6609, 0.6318],
+            [0.7, 0.8, 678, 0.754, 0.7434],
+            [0.8, 0.9, 391, 0.8301, 0.8338],
+            [0.9, 1.0, 2, 0.9155, 1.0],
         ],
     },
     "en": {
