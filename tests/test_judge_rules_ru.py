@@ -1132,3 +1132,26 @@ def test_a_long_claim_barring_the_act_without_something() -> None:
 )
 def test_a_negation_of_the_fragment_the_claim_drops(evidence: str, claim: str, supported: bool) -> None:
     assert_verdict(evidence, claim, supported)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # a bound in words, with no number to compare, turned to the other side
+        ("Пособие выплачивается в пределах установленного лимита расходов.",
+         "Пособие выплачивается сверх установленного лимита расходов.", False),
+        ("Шум в палате не должен быть ниже уровня, установленного нормативом.",
+         "Шум в палате не должен превышать уровень, установленный нормативом.", False),
+        ("Обжалование проводится в вышестоящем органе контроля.",
+         "Обжалование проводится в нижестоящем органе контроля.", False),
+        ("Льгота предоставляется семьям, доход которых не превышает прожиточного минимума.",
+         "Льгота предоставляется семьям, доход которых превышает прожиточный минимум.", False),
+        # the same bound kept in other words
+        ("Пособие выплачивается в пределах установленного лимита расходов.",
+         "Пособие платят, не выходя за пределы установленного лимита расходов.", True),
+        ("Льгота предоставляется семьям, доход которых не превышает прожиточного минимума.",
+         "Льготу получают семьи, чей доход не превышает прожиточный минимум.", True),
+    ],
+)
+def test_bounds_in_words_turned_to_the_other_side(evidence: str, claim: str, supported: bool) -> None:
+    assert_verdict(evidence, claim, supported)

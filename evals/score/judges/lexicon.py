@@ -1689,6 +1689,30 @@ def negation_dropped(claim: str, evidence: str) -> str | None:
     return None
 
 
+# Words that bound a thing from opposite sides, with no number to compare ("минимальный объём"
+# against "максимальный", "в пределах гарантированного объёма" against "сверх него", "не должен
+# быть ниже" against "не должен превышать"): the number-bound check has nothing to read there.
+_OPPOSITE_BOUNDS = (
+    (re.compile(r"(?<!\w)максимальн"), re.compile(r"(?<!\w)минимальн")),
+    (re.compile(r"(?<!\w)вышестоящ"), re.compile(r"(?<!\w)нижестоящ")),
+    (re.compile(r"(?<!\w)сверх(?!\w)"), re.compile(r"(?<!\w)в пределах(?!\w)")),
+    (re.compile(r"(?<!\w)(?:не (?:должен |должна |должно |должны |может |могут )?(?:превыша|быть выше))"),
+     re.compile(r"(?<!\w)не (?:должен |должна |должно |должны |может |могут )?(?:быть )?ниже(?!\w)")),
+    (re.compile(r"(?<!\w)(?<!не )превыша"), re.compile(r"(?<!\w)не превыша")),
+)
+
+
+def opposite_bounds(claim: str, evidence: str) -> str | None:
+    """The claim bounds a thing from the side opposite to the fragment's, in words
+    (_OPPOSITE_BOUNDS), and neither side also says the other's word."""
+    for one, other in _OPPOSITE_BOUNDS:
+        for this, that in ((one, other), (other, one)):
+            said = this.search(claim)
+            if said and that.search(evidence) and not that.search(claim) and not this.search(evidence):
+                return f"claim says '{said.group(0)}', the fragment the opposite bound"
+    return None
+
+
 def prefix_antonyms(claim: str, evidence: str) -> str | None:
     """A word and its negative-prefixed antonym on the two sides: "бесплатно" against "на
     платной основе", "несовершеннолетние" against "совершеннолетние"."""
