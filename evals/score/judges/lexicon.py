@@ -1702,15 +1702,16 @@ _OPPOSITE_BOUNDS = (
 )
 
 
-def opposite_bounds(claim: str, evidence: str) -> str | None:
+def opposite_bounds(claim: str, evidence: str) -> list[str]:
     """The claim bounds a thing from the side opposite to the fragment's, in words
-    (_OPPOSITE_BOUNDS), and neither side also says the other's word."""
+    (_OPPOSITE_BOUNDS), and neither side also says the other's word (at most one conflict, as
+    the first is the verdict's reason)."""
     for one, other in _OPPOSITE_BOUNDS:
         for this, that in ((one, other), (other, one)):
             said = this.search(claim)
             if said and that.search(evidence) and not that.search(claim) and not this.search(evidence):
-                return f"claim says '{said.group(0)}', the fragment the opposite bound"
-    return None
+                return [f"claim says '{said.group(0)}', the fragment the opposite bound"]
+    return []
 
 
 def prefix_antonyms(claim: str, evidence: str) -> str | None:

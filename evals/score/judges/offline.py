@@ -328,7 +328,7 @@ def _russian_features(
         "missing_numbers": lambda: tuple(missing_numbers(claim, texts, strict_units=True)),
         "bound_conflicts": lambda: tuple(_bound_conflicts(claim, evidence) + lx.event_order_conflicts(claim, evidence)
                                          + lx.frequency_conflicts(claim, evidence)
-                                         + [c for c in (lx.opposite_bounds(claim, context),) if c is not None]),
+                                         + lx.opposite_bounds(claim, context)),
         "negation_flips": lambda: tuple(_russian_flips(claim, context_sentences, context)),
         # "не … без X", "нельзя, пока не X": a negation that restates a restriction (lexicon.only_with);
         # either side may hold the negation the other lacks
