@@ -199,7 +199,13 @@ _HALF_UNITS = {"полгода": ("month", 6), "полугода": ("month", 6),
                "полугодом": ("month", 6), "полчаса": ("minute", 30), "получаса": ("minute", 30),
                "полсуток": ("hour", 12), "полмесяца": ("day", 15),
                # "раз в полугодие" is "раз в полгода"
-               **{f"полугоди{ending}": ("month", 6) for ending in ("е", "я", "ю", "ем", "и")}}
+               **{f"полугоди{ending}": ("month", 6) for ending in ("е", "я", "ю", "ем", "и")},
+               # not a half, but one word for a span of months as well: "не чаще раза в квартал" is
+               # "не чаще раза в три месяца"
+               **{f"квартал{ending}": ("month", 3) for ending in ("", "а", "у", "ом", "е")},
+               # and its adverb and adjective: "ежеквартальный отчёт" is one "раз в квартал"
+               **{f"ежекварталь{ending}": ("month", 3) for ending in (
+                   "но", "ный", "ная", "ное", "ные", "ного", "ной", "ному", "ным", "ных", "ную", "ными", "ном")}}
 
 
 @dataclass(frozen=True)

@@ -230,10 +230,11 @@ def _bound(norm_text: str, mention: NumberMention) -> str:
 
 
 # An order against an event: "до начала деятельности" against "после начала деятельности".
-# "По результатам (итогам) применения" is after the use; "до начала применения" is before it (and
-# before its start: "после начала применения" against it is an opposite too).
+# "По результатам (итогам) применения" is after the use, and so is what runs "с момента (со дня)
+# истечения"; "до начала применения" is before it (and before its start: "после начала
+# применения" against it is an opposite too).
 _EVENT_ORDER_RE = re.compile(
-    r"(?<!\w)(до|после|прежде|по\s+(?:результатам|итогам|окончании|завершении))\s+([^\W\d_]{3,})"
+    r"(?<!\w)(до|после|прежде|с\s+момента|со\s+дня|по\s+(?:результатам|итогам|окончании|завершении))\s+([^\W\d_]{3,})"
     r"(?:(?<=начала)(?:\s+(?:его|ее|её|их))?\s+([^\W\d_]{3,}))?")
 
 
@@ -532,6 +533,22 @@ _ABBREVIATIONS = (
     (re.compile(r"(?<!\w)рф(?!\w)"), "российской федерации"),
     (re.compile(r"(?<!\w)гобмп(?!\w)"), "гарантированного объема бесплатной медицинской помощи"),
     (re.compile(r"(?<!\w)осмс(?!\w)"), "обязательного социального медицинского страхования"),
+    (re.compile(r"(?<!\w)соцмедстраховани"), "социального медицинского страховани"),
+    (re.compile(r"(?<!\w)дмс(?!\w)"), "добровольного медицинского страхования"),
+    (re.compile(r"(?<!\w)сми(?!\w)"), "средства массовой информации"),
+    (re.compile(r"(?<!\w)зппп(?!\w)"), "заболевания, передающиеся половым путем"),
+    (re.compile(r"(?<!\w)нпа(?!\w)"), "нормативные правовые акты"),
+    (re.compile(r"(?<!\w)нпм(?!\w)"), "национального превентивного механизма"),
+    (re.compile(r"(?<!\w)мнн(?!\w)"), "международное непатентованное наименование"),
+    (re.compile(r"(?<!\w)пав(?!\w)"), "психоактивные вещества"),
+    (re.compile(r"(?<!\w)эко(?!\w)"), "экстракорпоральное оплодотворение"),
+    (re.compile(r"(?<!\w)врт(?!\w)"), "вспомогательные репродуктивные технологии"),
+    (re.compile(r"(?<!\w)воз(?!\w)"), "всемирная организация здравоохранения"),
+    (re.compile(r"(?<!\w)еаэс(?!\w)"), "евразийского экономического союза"),
+    (re.compile(r"(?<!\w)чс(?!\w)"), "чрезвычайной ситуации"),
+    (re.compile(r"(?<!\w)фармработник"), "фармацевтический работник"),
+    (re.compile(r"(?<!\w)техпроцесс"), "технологический процесс"),
+    (re.compile(r"(?<!\w)юрадрес"), "юридический адрес"),
 )
 
 
@@ -542,9 +559,10 @@ _ABBREVIATION_HEADS = tuple(pattern.pattern.removeprefix(r"(?<!\w)").removesuffi
 
 # the heads grouped under a literal they share ("мед" for most): one test for the group, as
 # most texts hold none of its heads. The order of the expansions does not matter (no full form
-# holds a head, the assert, so one expansion never makes another's), but for "госорганизаци",
-# listed before "госорган", which begins it.
-assert not any(head in full for _, full in _ABBREVIATIONS for head in _ABBREVIATION_HEADS)
+# is read by a pattern, the assert, so one expansion never makes another's: "эко" is in
+# "экономического", but not as a word), but for "госорганизаци", listed before "госорган", which
+# begins it.
+assert not any(pattern.search(full) for _, full in _ABBREVIATIONS for pattern, _ in _ABBREVIATIONS)
 def _abbreviation_gate(head: str) -> str:
     return head[:3] if head.startswith("мед") else head
 
@@ -641,6 +659,9 @@ _BOUND_MODAL_RU = re.compile(r"(?<!\w)не (?:долж\w*|может|могут)
 _NOT_BELOW_RU = re.compile(r"(?<!\w)не (?:долж\w*|может|могут) (?:быть )?(?:ниже|меньше|хуже|выше|больше)(?!\w)")
 
 
+_PERMIT_ONLY_RU = re.compile(r"(?<!\w)(?:можно|может|могут)(?:\s+[^\W\d_]+){0,4}?\s+(?:только|лишь)(?!\w)")
+
+
 _CHOICE_RE = re.compile(r"(?<!\w)(?:по сво\w+ усмотрению|по (?:сво|собственн)\w+ желанию|не обязыва\w*|"
                         r"не обязан\w*|право, а не обязанност\w*|право, но не обязанност\w*)")
 _QUOTED_RE = re.compile(r'"[^"]{1,200}"')
@@ -669,6 +690,10 @@ def modalities(norm_text: str) -> frozenset[str]:
     if _PROHIBIT_RU.search(norm_text):
         found.add("prohibit")
     rest = _PROHIBIT_RU.sub(" ", norm_text)
+    if "только" in rest or "лишь" in rest:
+        # "оставить дольше можно только по решению суда" restricts the act to a case, it permits
+        # nothing: the fragment's "производится по решению суда" says the same
+        rest = _PERMIT_ONLY_RU.sub(" ", rest)
     permit_found = _PERMIT_RU.search(rest)
     if permit_found:
         found.add("permit")
@@ -782,6 +807,7 @@ _ACTORS = (
     ("донор", r"донор\w*"),
     ("фонд социального медицинского страхования", r"фонд\w*"),
     ("руководитель", r"руководител\w*"),
+    ("администрация", r"администраци\w*"),  # of an organisation: its management
 )
 _ACTOR_RES = tuple((name, re.compile(r"(?<!\w)(?:" + pattern + r")(?!\w)")) for name, pattern in _ACTORS)
 
@@ -1127,12 +1153,15 @@ def dropped_exception(claim: str, evidence: str) -> str | None:
     for found in _EXCEPTION_RE.finditer(evidence):
         if about_another_part(claim, evidence, found.start()):
             continue
-        named = [w for w in content_words(re.split(r"[.;]", evidence[found.end() : found.end() + 160])[0])
-                 if w not in ("случаев", "случаях", "случая")]
+        span = re.split(r"[.;]", evidence[found.end() : found.end() + 160])[0]
+        # words the rule itself also uses ("контроля" in "… контроля …, за исключением камерального
+        # контроля") tell nothing of whether the claim keeps the exception: its other words do
+        rule_keys = key_set(evidence[: found.start()] + " " + evidence[found.end() + len(span) :])
+        named = [w for w in content_words(span) if w not in ("случаев", "случаях", "случая")
+                 and not any(k in rule_keys for k in match_keys(w))]
         # the exception's own words, up to its comma ("за исключением ВИЧ-инфекции, подвергаются …"):
         # a claim that holds none of them has dropped it, whatever of the sentence's rest it holds
-        own = [w for w in content_words(re.split(r"[,.;]", evidence[found.end() : found.end() + 160])[0])
-               if w not in ("случаев", "случаях", "случая")]
+        own = [w for w in content_words(re.split(r"[,]", span)[0]) if w in named]
         dropped_own = bool(own) and not any(any(k in claim_keys for k in match_keys(w)) for w in own)
         if (named and not dropped_own
                 and sum(any(k in claim_keys for k in match_keys(w)) for w in named) * 2 >= len(named)):
@@ -1247,13 +1276,23 @@ def _polarity_key(word: str) -> str:
     return stem(lemma(word))
 
 
+# "какой-либо", "кто-нибудь": no content of their own, and their hyphen is no clause break ("без
+# какого-либо согласия родственников" negates the consent)
+_INDEFINITE_RE = re.compile(r"(?<!\w)[^\W\d_]+-(?:либо|нибудь)(?!\w)")
+
+
+def _polarity_text(norm_text: str) -> str:
+    masked = _without_false_negations(norm_text)
+    return _INDEFINITE_RE.sub(" ", masked) if "-" in masked else masked
+
+
 @lru_cache(maxsize=65536)
 def polarity_sequence_ru(norm_text: str) -> tuple[tuple[str, bool, bool], ...]:
     """(stem, negated, near) per content word. negated: the first content word after a
     negation ("не", "без", "отсутствие", "нельзя") within three words, or the word before a
     predicate "нет" ("потенциала нет,"); near: within NEAR content words of any negation (a
     paraphrase may move the "не" that far: "нет противопоказаний" / "не имеющие противопоказаний")."""
-    tokens = _POLARITY_TOKEN.findall(_without_false_negations(norm_text))
+    tokens = _POLARITY_TOKEN.findall(_polarity_text(norm_text))
     out: list[list[Any]] = []
     negation_at: list[int] = []  # index in out where a negation stood
     clause_start = 0  # index in out where the clause began
@@ -1303,7 +1342,7 @@ def polarity_sequence_ru(norm_text: str) -> tuple[tuple[str, bool, bool], ...]:
 def negated_words_ru(norm_text: str) -> list[str]:
     """The words polarity_sequence_ru flags as negated, as written."""
     seq = polarity_sequence_ru(norm_text)
-    content = [w for w in _POLARITY_TOKEN.findall(_without_false_negations(norm_text))
+    content = [w for w in _POLARITY_TOKEN.findall(_polarity_text(norm_text))
                if w[0].isalpha() and w not in _RU_NEGATORS and not (is_stopword(w) or w in _CUE_SET
                                                                      or w in _TRANSPARENT)]
     return [w for w, (_, negated, _) in zip(content, seq, strict=False) if negated]
@@ -1631,6 +1670,45 @@ def barred_without(claim: str, evidence: str) -> str | None:
     return "claim bars it 'без' something, the fragment does it without"
 
 
+# "только с письменного разрешения" (or "лишь после", "не иначе как с") against a fragment that
+# does it "без получения письменного разрешения": what the claim requires, the fragment waives.
+_ONLY_WITH_RE = re.compile(r"(?<!\w)(?:только|лишь|исключительно|не иначе как)\s+(?:с|со|при|после|по)\s+"
+                           r"((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)")
+_WITHOUT_WORDS_RE = re.compile(r"(?<!\w)без\s+((?:[^\W\d_]+\s+){0,3}[^\W\d_]+)")
+
+
+def only_with_waived(claim: str, evidence: str) -> str | None:
+    """The claim allows it only with something the fragment does without (and the fragment does
+    not bar doing it without: "не может использоваться без исследования" is "только после")."""
+    if "без" not in evidence or _BARRED_WITHOUT_RE.search(evidence):
+        return None
+    required = [m.group(1) for m in _ONLY_WITH_RE.finditer(claim)]
+    if not required:
+        return None
+    waived = key_set(" ".join(m.group(1) for m in _WITHOUT_WORDS_RE.finditer(evidence)))
+    for phrase in required:
+        hit = [w for w in content_words(phrase) if any(k in waived for k in match_keys(w))]
+        if hit:
+            return f"claim requires '{' '.join(hit)}', the fragment does without it"
+    return None
+
+
+# "не только при выполнении обязанностей" (or "не одними лишь критериями") against "исключительно в
+# рамках выполнения обязанностей": one side widens what the other restricts to one case.
+_NOT_ONLY_RE = re.compile(r"(?<!\w)не (?:только|лишь|одн\w+ (?:лишь|только)|исключительно)(?!\w)")
+_ONLY_WORD_RE = re.compile(r"(?<!\w)(?<!не )(?:только|лишь|исключительно)(?!\w)")
+
+
+def not_only_against_only(claim: str, evidence: str) -> str | None:
+    """One side says "не только" where the other says "только" (or "лишь", "исключительно"), with
+    no "не только" of its own."""
+    for name, this, other in (("claim", claim, evidence), ("fragment", evidence, claim)):
+        found = _NOT_ONLY_RE.search(this) if "не " in this else None
+        if found and _ONLY_WORD_RE.search(other) and not _NOT_ONLY_RE.search(other):
+            return f"the {name} says '{found.group(0)}', the other side restricts it"
+    return None
+
+
 def only_with(claim: str, evidence: str) -> bool:
     """One side says "не … без X", the other "только … X" (and states no "без" of its own); or
     one side bars who has not done X ("не прошедшие … не допускаются"), the other admits only
@@ -1693,7 +1771,7 @@ def negation_dropped(claim: str, evidence: str) -> str | None:
 # against "максимальный", "в пределах гарантированного объёма" against "сверх него", "не должен
 # быть ниже" against "не должен превышать"): the number-bound check has nothing to read there.
 _OPPOSITE_BOUNDS = (
-    (re.compile(r"(?<!\w)максимальн"), re.compile(r"(?<!\w)минимальн")),
+    (re.compile(r"(?<!\w)(?:максимальн|предельн)"), re.compile(r"(?<!\w)минимальн")),  # "предельно допустимые"
     (re.compile(r"(?<!\w)вышестоящ"), re.compile(r"(?<!\w)нижестоящ")),
     (re.compile(r"(?<!\w)сверх(?!\w)"), re.compile(r"(?<!\w)в пределах(?!\w)")),
     (re.compile(r"(?<!\w)(?:не (?:должен |должна |должно |должны |может |могут )?(?:превыша|быть выше))"),

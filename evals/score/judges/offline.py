@@ -390,9 +390,10 @@ def _russian_flips(claim: str, context_sentences: list[str], context: str) -> li
     antonym = lx.prefix_antonyms(claim, context)
     if antonym is not None:
         flips.append(antonym)
-    barred = lx.barred_without(claim, context)
-    if barred is not None:
-        flips.append(barred)
+    for waived in (lx.barred_without(claim, context), lx.only_with_waived(claim, context),
+                   lx.not_only_against_only(claim, context)):
+        if waived is not None:
+            flips.append(waived)
     return flips
 
 
