@@ -30,6 +30,7 @@ ROUNDS = (
     (6, "7bb7318", ("realAE", "realAF", "realAG", "realAH")),
     (7, "6156601", ("realAI", "realAJ", "realAK", "realAL")),
     (8, "5c18bc6", ("realAM", "realAN", "realAO", "realAP")),
+    (9, "3571273", ("realAQ", "realAR", "realAS", "realAT")),
 )
 
 # Run inside the old checkout: its evals judge, this checkout's second_look.py reads the result.

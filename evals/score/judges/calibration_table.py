@@ -3,11 +3,31 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-3.007174, 1.09592, -0.612916, -1.452132, 0.262557, -2.198418, 0.713153, 0.467563, 2.353225],
+        "weights": [-3.252006, 1.400941, -0.564326, -1.510942, 0.221741, -2.363959, 0.862202, 0.515794, 2.062639],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_real.jsonl + "
             "bench/judge_ru_realE.jsonl + "
+            "bench/judge_ru_realAA.jsonl + "
+            "bench/judge_ru_realAB.jsonl + "
+            "bench/judge_ru_realAC.jsonl + "
+            "bench/judge_ru_realAD.jsonl + "
+            "bench/judge_ru_realAE.jsonl + "
+            "bench/judge_ru_realAF.jsonl + "
+            "bench/judge_ru_realAG.jsonl + "
+            "bench/judge_ru_realAH.jsonl + "
+            "bench/judge_ru_realAI.jsonl + "
+            "bench/judge_ru_realAJ.jsonl + "
+            "bench/judge_ru_realAK.jsonl + "
+            "bench/judge_ru_realAL.jsonl + "
+            "bench/judge_ru_realAM.jsonl + "
+            "bench/judge_ru_realAN.jsonl + "
+            "bench/judge_ru_realAO.jsonl + "
+            "bench/judge_ru_realAP.jsonl + "
+            "bench/judge_ru_realAQ.jsonl + "
+            "bench/judge_ru_realAR.jsonl + "
+            "bench/judge_ru_realAS.jsonl + "
+            "bench/judge_ru_realAT.jsonl + "
             "bench/judge_ru_realF.jsonl + "
             "bench/judge_ru_realG.jsonl + "
             "bench/judge_ru_realH.jsonl + "
@@ -29,39 +49,23 @@ CALIBRATION: dict[str, dict[str, object]] = {
             "bench/judge_ru_realX.jsonl + "
             "bench/judge_ru_realY.jsonl + "
             "bench/judge_ru_realZ.jsonl + "
-            "bench/judge_ru_realAA.jsonl + "
-            "bench/judge_ru_realAB.jsonl + "
-            "bench/judge_ru_realAC.jsonl + "
-            "bench/judge_ru_realAD.jsonl + "
-            "bench/judge_ru_realAE.jsonl + "
-            "bench/judge_ru_realAF.jsonl + "
-            "bench/judge_ru_realAG.jsonl + "
-            "bench/judge_ru_realAH.jsonl + "
-            "bench/judge_ru_realAI.jsonl + "
-            "bench/judge_ru_realAJ.jsonl + "
-            "bench/judge_ru_realAK.jsonl + "
-            "bench/judge_ru_realAL.jsonl + "
-            "bench/judge_ru_realAM.jsonl + "
-            "bench/judge_ru_realAN.jsonl + "
-            "bench/judge_ru_realAO.jsonl + "
-            "bench/judge_ru_realAP.jsonl + "
             "bench/judge_ru_blind.jsonl + "
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
-            "bench/judge_ru_blind4.jsonl, 3310 pairs"),
-        "cross_fitted_ece": 0.0097,
-        "cross_fitted_macro_f1": 0.8469,
+            "bench/judge_ru_blind4.jsonl, 3550 pairs"),
+        "cross_fitted_ece": 0.0138,
+        "cross_fitted_macro_f1": 0.8586,
         "reliability": [
-            [0.0, 0.1, 1494, 0.0509, 0.0515],
-            [0.1, 0.2, 420, 0.1354, 0.131],
-            [0.2, 0.3, 29, 0.2245, 0.3448],
-            [0.3, 0.4, 1, 0.3287, 0.0],
-            [0.4, 0.5, 7, 0.4586, 0.5714],
-            [0.5, 0.6, 51, 0.5627, 0.7255],
-            [0.6, 0.7, 219, 0.661, 0.6393],
-            [0.7, 0.8, 678, 0.7547, 0.7448],
-            [0.8, 0.9, 409, 0.8308, 0.8264],
-            [0.9, 1.0, 2, 0.9164, 1.0],
+            [0.0, 0.1, 1633, 0.0515, 0.049],
+            [0.1, 0.2, 455, 0.1357, 0.1538],
+            [0.2, 0.3, 59, 0.2291, 0.1525],
+            [0.3, 0.4, 1, 0.3088, 1.0],
+            [0.4, 0.5, 5, 0.4718, 0.8],
+            [0.5, 0.6, 38, 0.5558, 0.6842],
+            [0.6, 0.7, 162, 0.6604, 0.716],
+            [0.7, 0.8, 561, 0.7572, 0.7255],
+            [0.8, 0.9, 603, 0.8413, 0.8425],
+            [0.9, 1.0, 33, 0.9098, 0.9394],
         ],
     },
     "en": {
