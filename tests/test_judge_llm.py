@@ -107,8 +107,10 @@ def test_retries_then_success(provider: str, request: pytest.FixtureRequest) -> 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_each_fault_ends_as_cannot_judge_with_reason(provider: str, request: pytest.FixtureRequest) -> None:
     fake: FakeLLM = request.getfixturevalue(f"fake_{provider}")
-    fake.slow_seconds = 2.0
-    judge = LlmJudge(config(fake, max_retries=1, timeout_s=0.3))
+    # the timeout leaves the other faults' replies (a local round trip, the SDK's first request in
+    # the process) a wide margin on a loaded machine; the slow reply outlasts it twice over
+    fake.slow_seconds = 3.0
+    judge = LlmJudge(config(fake, max_retries=1, timeout_s=1.2))
     items = [JudgeInput(f"FAULT:{kind} claim", [EVIDENCE]) for kind in ("500", "malformed", "slow", "400")]
     results = judge.judge(items)
     assert [r.value for r in results] == ["cannot_judge"] * 4
@@ -117,7 +119,7 @@ def test_each_fault_ends_as_cannot_judge_with_reason(provider: str, request: pyt
         '{"error": {"message": "injected fault", "type": "server_error", "code": null}}' if provider == "openai"
         else '{"type": "error", "error": {"type": "api_error", "message": "injected fault"}}')
     assert results[1].reason.startswith("llm judge failed after 2 attempts: malformed reply:")
-    assert results[2].reason == "llm judge failed after 2 attempts: timed out after 0.3 s"
+    assert results[2].reason == "llm judge failed after 2 attempts: timed out after 1.2 s"
     assert results[3].reason.startswith("llm judge failed after 1 attempt: HTTP 400")
     assert judge.usage.failures == 4
 
