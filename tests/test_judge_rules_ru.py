@@ -1223,3 +1223,46 @@ def test_more_abbreviations(text: str, expected: str) -> None:
 def test_a_permission_restricted_to_a_case_permits_nothing() -> None:
     assert lx.modalities("продлить лечение можно только по решению суда") == frozenset()
     assert lx.modalities("продлить лечение можно по решению суда") == {"permit"}
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        # a clause-final negation whose verb is no content word ("не являются") negates the words before it
+        ("Результаты опроса не являются основанием для проведения проверок и надзора.",
+         "Сами по себе результаты опроса основанием для проверок и надзора не являются.", True),
+        # "нет запрета", "запрета … не устанавливает": a permission, against a fragment's prohibition
+        ("Вывоз образцов в коммерческих целях не допускается.",
+         "Запрета на вывоз образцов в коммерческих целях закон не устанавливает.", False),
+        # a claim that denies its predicate in a word the fragment does not use, where the fragment
+        # negates nothing
+        ("Национальный реестр гармонизируется с требованиями международных стандартов.",
+         "Национальный реестр с требованиями международных стандартов не согласуется.", False),
+        # not when the negation answers the question before a colon, when the fragment makes an
+        # exception the negation restates, or when the fragment permits
+        ("За работником на время лечения сохраняется место работы.",
+         "Не потеряете: на время лечения за работником сохраняется место работы.", True),
+        ("Работники подлежат переводу на другую работу (за исключением лиц, зараженных гриппом).",
+         "Работники подлежат переводу на другую работу; на больных гриппом это не распространяется.", True),
+        ("Пациент вправе пройти осмотр в любой поликлинике.",
+         "Проходить осмотр именно в своей поликлинике пациент не обязан.", True),
+    ],
+)
+def test_clause_final_negations_and_no_prohibition(evidence: str, claim: str, supported: bool) -> None:
+    assert_verdict(evidence, claim, supported)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("привод осуществляется органами внутренних дел", {"полиция"}),
+        # the bailiffs are no court, the President's offices no organisation's administration
+        ("доставку обеспечивают судебные исполнители", {"судебный исполнитель"}),
+        ("перечень утверждается управлением делами президента", {"управление делами президента"}),
+        ("по согласованию с администрацией президента", {"администрация президента"}),
+        ("группы формирует координационный совет", {"координационный совет"}),
+        ("доклад направляется уполномоченному по правам человека", {"уполномоченный по правам человека"}),
+    ],
+)
+def test_more_actors(text: str, expected: set[str]) -> None:
+    assert set(lx.actors(text)) == expected

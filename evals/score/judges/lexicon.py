@@ -647,7 +647,11 @@ _PERMIT_RU = re.compile(
 
 
 # Double negation: a negated prohibition permits, a prohibition of not doing (or of refusing) obliges.
-_NEGATED_PROHIBIT_RU = re.compile(r"(?<!\w)(?:не|ни) (?:запрещ\w*|воспрещ\w*|возбраня\w*)(?!\w)")
+_NEGATED_PROHIBIT_RU = re.compile(
+    r"(?<!\w)(?:не|ни) (?:запрещ\w*|воспрещ\w*|возбраня\w*)(?!\w)|"
+    # "запрета на вывоз … закон не устанавливает", "нет запрета на …": no prohibition, a permission
+    r"(?<!\w)(?:нет|не существует|отсутствует) (?:[^\W\d_]+ )?запрет\w*|"
+    r"(?<!\w)запрет\w*(?:\s+[^\W\d_]+){0,12}?\s+не (?:устанавлива|содерж|предусматрива|вводит|существует)\w*")
 _DOUBLE_OBLIGE_RU = re.compile(
     r"(?<!\w)(?:не (?:может|могут|вправе|должен|должна|должны|имеет права|имеют права) (?:не|отказ\w*)|"
     r"не допуска\w* отказ\w*|запрещ\w* отказ\w*)(?!\w)"
@@ -796,9 +800,12 @@ _ACTORS = (
     ("государственный орган", r"государственн\w* орган\w*"),
     ("правительство", r"правительств\w*"),
     ("министерство", r"министерств\w*"),
+    # before "суд", whose "судебн…" would read them: the bailiffs are no court
+    ("судебный исполнитель", r"суд(?:ебн\w* исполнител\w*)"),  # its head "суд", as no head may begin another
     ("суд", r"суд|суда|суду|судом|суде|суды|судов|судам|судами|судебн\w*"),
     ("прокурор", r"прокурор\w*|прокуратур\w*"),
-    ("полиция", r"полици\w*|органы внутренних дел|органов внутренних дел"),
+    ("полиция", r"полици\w*|органы внутренних дел|органов внутренних дел|органами внутренних дел|"
+                r"органам внутренних дел"),
     ("законный представитель", r"законн\w* представител\w*|опекун\w*|попечител\w*"),
     ("родитель", r"родител\w*"),
     ("консилиум", r"консилиум\w*"),
@@ -807,7 +814,12 @@ _ACTORS = (
     ("донор", r"донор\w*"),
     ("фонд социального медицинского страхования", r"фонд\w*"),
     ("руководитель", r"руководител\w*"),
+    # the President's two offices, before an organisation's "администрация"
+    ("управление делами президента", r"управлени\w* делами президента"),
+    ("администрация президента", r"администраци\w* президента"),
     ("администрация", r"администраци\w*"),  # of an organisation: its management
+    ("уполномоченный по правам человека", r"уполномоченн\w* по правам человека"),
+    ("координационный совет", r"координационн\w* совет\w*"),
 )
 _ACTOR_RES = tuple((name, re.compile(r"(?<!\w)(?:" + pattern + r")(?!\w)")) for name, pattern in _ACTORS)
 
@@ -1264,7 +1276,11 @@ def _near_clause_final_negation(out: list[list[Any]], negation_at: list[int], cl
     """A negation of the clause's last word ("… основанием для проверок не служат.") negates the
     predicate the words before it make up: each of them is near a negation (the fragment may put
     its "не" before any of them: "не являются основанием для проверок")."""
-    if out and len(out) - 1 >= clause_start and negation_at and negation_at[-1] == len(out) - 1 and out[-1][1]:
+    if not (out and len(out) - 1 >= clause_start and negation_at):
+        return
+    # the negated last word, or a negation whose verb is no content word ("… основанием для
+    # проверок не являются.": nothing after the "не" is read, the predicate is the words before)
+    if (negation_at[-1] == len(out) - 1 and out[-1][1]) or negation_at[-1] == len(out):
         for j in range(clause_start, len(out)):
             out[j][2] = True
 
@@ -1741,9 +1757,28 @@ def negation_unheld(claim: str, evidence: str) -> str | None:
     affirmed = [w for w in negated if any(k in held for k in match_keys(w)) and stem(w) not in excepted]
     if affirmed:
         return f"claim negates '{affirmed[0]}', the fragment affirms it and negates nothing"
+    denied = _CLAUSE_FINAL_NEGATION_RE.search(claim)
+    if (denied and not _ONLY_RE.search(evidence) and not _FREE_OF_RE.search(evidence)
+            # an exception the negation restates: "на ВИЧ это не распространяется"
+            and not _NOT_UNTIL_CLAIM_RE.search(claim) and not excepted
+            # a fragment that permits: the claim's "не обязан", "не запрещено", "не требуется" may say
+            # the same (and a claim that denies the permission meets it in modality_conflict)
+            and "permit" not in modalities(evidence)):
+        # "… с требованиями фармакопей не согласуется.": the claim denies its predicate in words the
+        # fragment does not use ("гармонизируется"), where the fragment negates nothing at all
+        return f"claim denies its predicate ('{denied.group(0).strip(' .;!?—:')}'), the fragment negates nothing"
     if negated and "permit" in modalities(evidence) and not modalities(claim):
         return f"claim denies ('не {negated[0]}') what the fragment permits"
     return None
+
+
+# A claim's sentence or clause that ends in a negated word ("… не согласуется.", "… не причисляет —").
+# Not before a colon: "Не потеряете: место сохраняется" answers the question, as "Нет," does.
+_CLAUSE_FINAL_NEGATION_RE = re.compile(r"(?<!\w)не [^\W\d_]+(?=\s*(?:[.;!?]|\s—|$))")
+# Words that free from something, a negation in one word: "бесплатно", "независимо от".
+_FREE_OF_RE = re.compile(r"(?<!\w)(?:бесплатн|безвозмездн|бессрочн|беспрепятствен|независим|вне зависимости|"
+                         r"освобожд|отказ)\w*")
+_NOT_UNTIL_CLAIM_RE = re.compile(r"(?<!\w)(?:пока|до тех пор,? пока) не(?!\w)")
 
 
 def negation_dropped(claim: str, evidence: str) -> str | None:
