@@ -31,6 +31,7 @@ ROUNDS = (
     (7, "6156601", ("realAI", "realAJ", "realAK", "realAL")),
     (8, "5c18bc6", ("realAM", "realAN", "realAO", "realAP")),
     (9, "3571273", ("realAQ", "realAR", "realAS", "realAT")),
+    (10, "d219f0d", ("realAU", "realAV", "realAW", "realAX")),
 )
 
 # Run inside the old checkout: its evals judge, this checkout's second_look.py reads the result.

@@ -3,7 +3,7 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-3.252006, 1.400941, -0.564326, -1.510942, 0.221741, -2.363959, 0.862202, 0.515794, 2.062639],
+        "weights": [-3.231696, 1.250567, -0.682546, -1.696296, 0.342954, -2.332842, 0.830688, 0.555957, 2.125752],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_real.jsonl + "
@@ -28,6 +28,10 @@ CALIBRATION: dict[str, dict[str, object]] = {
             "bench/judge_ru_realAR.jsonl + "
             "bench/judge_ru_realAS.jsonl + "
             "bench/judge_ru_realAT.jsonl + "
+            "bench/judge_ru_realAU.jsonl + "
+            "bench/judge_ru_realAV.jsonl + "
+            "bench/judge_ru_realAW.jsonl + "
+            "bench/judge_ru_realAX.jsonl + "
             "bench/judge_ru_realF.jsonl + "
             "bench/judge_ru_realG.jsonl + "
             "bench/judge_ru_realH.jsonl + "
@@ -52,20 +56,20 @@ CALIBRATION: dict[str, dict[str, object]] = {
             "bench/judge_ru_blind.jsonl + "
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
-            "bench/judge_ru_blind4.jsonl, 3550 pairs"),
-        "cross_fitted_ece": 0.0138,
-        "cross_fitted_macro_f1": 0.8586,
+            "bench/judge_ru_blind4.jsonl, 3790 pairs"),
+        "cross_fitted_ece": 0.0126,
+        "cross_fitted_macro_f1": 0.86,
         "reliability": [
-            [0.0, 0.1, 1633, 0.0515, 0.049],
-            [0.1, 0.2, 455, 0.1357, 0.1538],
-            [0.2, 0.3, 59, 0.2291, 0.1525],
-            [0.3, 0.4, 1, 0.3088, 1.0],
-            [0.4, 0.5, 5, 0.4718, 0.8],
-            [0.5, 0.6, 38, 0.5558, 0.6842],
-            [0.6, 0.7, 162, 0.6604, 0.716],
-            [0.7, 0.8, 561, 0.7572, 0.7255],
-            [0.8, 0.9, 603, 0.8413, 0.8425],
-            [0.9, 1.0, 33, 0.9098, 0.9394],
+            [0.0, 0.1, 1770, 0.0495, 0.0475],
+            [0.1, 0.2, 454, 0.1356, 0.1542],
+            [0.2, 0.3, 60, 0.2344, 0.15],
+            [0.3, 0.4, 1, 0.3009, 1.0],
+            [0.4, 0.5, 8, 0.4596, 0.75],
+            [0.5, 0.6, 44, 0.564, 0.6818],
+            [0.6, 0.7, 173, 0.6633, 0.6647],
+            [0.7, 0.8, 587, 0.7573, 0.7428],
+            [0.8, 0.9, 657, 0.8418, 0.8387],
+            [0.9, 1.0, 36, 0.9102, 0.9444],
         ],
     },
     "en": {
