@@ -32,6 +32,7 @@ ROUNDS = (
     (8, "5c18bc6", ("realAM", "realAN", "realAO", "realAP")),
     (9, "3571273", ("realAQ", "realAR", "realAS", "realAT")),
     (10, "d219f0d", ("realAU", "realAV", "realAW", "realAX")),
+    (11, "003eccd", ("realAY", "realAZ", "realBA", "realBB")),
 )
 
 # Run inside the old checkout: its evals judge, this checkout's second_look.py reads the result.

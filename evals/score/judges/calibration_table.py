@@ -3,7 +3,7 @@
 CALIBRATION: dict[str, dict[str, object]] = {
     "ru": {
         "features": "bias,supported,partial,hard_rule,coverage,share,log_matched,missing_words,supported_x_coverage",
-        "weights": [-3.231696, 1.250567, -0.682546, -1.696296, 0.342954, -2.332842, 0.830688, 0.555957, 2.125752],
+        "weights": [-2.906485, 1.022003, -0.596464, -1.650588, 0.014406, -2.545286, 0.863518, 0.396885, 2.580019],
         "fitted_on": ("ru-pairs/dev.jsonl + "
             "bench/judge_ru_own.jsonl + "
             "bench/judge_ru_real.jsonl + "
@@ -32,6 +32,10 @@ CALIBRATION: dict[str, dict[str, object]] = {
             "bench/judge_ru_realAV.jsonl + "
             "bench/judge_ru_realAW.jsonl + "
             "bench/judge_ru_realAX.jsonl + "
+            "bench/judge_ru_realAY.jsonl + "
+            "bench/judge_ru_realAZ.jsonl + "
+            "bench/judge_ru_realBA.jsonl + "
+            "bench/judge_ru_realBB.jsonl + "
             "bench/judge_ru_realF.jsonl + "
             "bench/judge_ru_realG.jsonl + "
             "bench/judge_ru_realH.jsonl + "
@@ -56,20 +60,20 @@ CALIBRATION: dict[str, dict[str, object]] = {
             "bench/judge_ru_blind.jsonl + "
             "bench/judge_ru_blind2.jsonl + "
             "bench/judge_ru_blind3.jsonl + "
-            "bench/judge_ru_blind4.jsonl, 3790 pairs"),
-        "cross_fitted_ece": 0.0126,
-        "cross_fitted_macro_f1": 0.86,
+            "bench/judge_ru_blind4.jsonl, 4030 pairs"),
+        "cross_fitted_ece": 0.0091,
+        "cross_fitted_macro_f1": 0.8559,
         "reliability": [
-            [0.0, 0.1, 1770, 0.0495, 0.0475],
-            [0.1, 0.2, 454, 0.1356, 0.1542],
-            [0.2, 0.3, 60, 0.2344, 0.15],
-            [0.3, 0.4, 1, 0.3009, 1.0],
-            [0.4, 0.5, 8, 0.4596, 0.75],
-            [0.5, 0.6, 44, 0.564, 0.6818],
-            [0.6, 0.7, 173, 0.6633, 0.6647],
-            [0.7, 0.8, 587, 0.7573, 0.7428],
-            [0.8, 0.9, 657, 0.8418, 0.8387],
-            [0.9, 1.0, 36, 0.9102, 0.9444],
+            [0.0, 0.1, 1866, 0.0448, 0.0434],
+            [0.1, 0.2, 466, 0.1335, 0.1373],
+            [0.2, 0.3, 36, 0.2263, 0.25],
+            [0.3, 0.4, 4, 0.3639, 0.5],
+            [0.4, 0.5, 17, 0.4578, 0.5882],
+            [0.5, 0.6, 52, 0.5592, 0.6538],
+            [0.6, 0.7, 226, 0.6621, 0.6637],
+            [0.7, 0.8, 725, 0.757, 0.7476],
+            [0.8, 0.9, 626, 0.8369, 0.8259],
+            [0.9, 1.0, 12, 0.9075, 0.9167],
         ],
     },
     "en": {
