@@ -1744,7 +1744,9 @@ def only_with(claim: str, evidence: str) -> bool:
 
 def negation_unheld(claim: str, evidence: str) -> str | None:
     """The claim negates a word the evidence it is about affirms, and that evidence states no
-    negation or prohibition at all ("зарплата не сохраняется" against "сохраняется зарплата")."""
+    negation or prohibition at all ("зарплата не сохраняется" against "сохраняется зарплата"); or
+    the claim denies its predicate at its clause's end in a word of its own ("не согласуется"
+    against "гармонизируется") where that evidence also restricts, frees from and permits nothing."""
     negated = negated_words_ru(claim)
     if not negated:  # most claims negate nothing: the evidence need not be read
         return None
@@ -1757,15 +1759,16 @@ def negation_unheld(claim: str, evidence: str) -> str | None:
     affirmed = [w for w in negated if any(k in held for k in match_keys(w)) and stem(w) not in excepted]
     if affirmed:
         return f"claim negates '{affirmed[0]}', the fragment affirms it and negates nothing"
+    # "… с требованиями фармакопей не согласуется.": the claim denies its predicate in words the
+    # fragment does not use ("гармонизируется"), where the fragment negates nothing at all
     denied = _CLAUSE_FINAL_NEGATION_RE.search(claim)
-    if (denied and not _ONLY_RE.search(evidence) and not _FREE_OF_RE.search(evidence)
-            # an exception the negation restates: "на ВИЧ это не распространяется"
-            and not _NOT_UNTIL_CLAIM_RE.search(claim) and not excepted
+    if (denied
+            and not _ONLY_RE.search(evidence) and not _FREE_OF_RE.search(evidence)  # it restricts or frees
+            and not excepted  # an exception the negation restates: "на ВИЧ это не распространяется"
+            and not _NOT_UNTIL_CLAIM_RE.search(claim)  # "пока не освоит …, не допустят": a condition
             # a fragment that permits: the claim's "не обязан", "не запрещено", "не требуется" may say
             # the same (and a claim that denies the permission meets it in modality_conflict)
             and "permit" not in modalities(evidence)):
-        # "… с требованиями фармакопей не согласуется.": the claim denies its predicate in words the
-        # fragment does not use ("гармонизируется"), where the fragment negates nothing at all
         return f"claim denies its predicate ('{denied.group(0).strip(' .;!?—:')}'), the fragment negates nothing"
     if negated and "permit" in modalities(evidence) and not modalities(claim):
         return f"claim denies ('не {negated[0]}') what the fragment permits"

@@ -390,10 +390,11 @@ def _russian_flips(claim: str, context_sentences: list[str], context: str) -> li
     antonym = lx.prefix_antonyms(claim, context)
     if antonym is not None:
         flips.append(antonym)
-    for waived in (lx.barred_without(claim, context), lx.only_with_waived(claim, context),
-                   lx.not_only_against_only(claim, context)):
-        if waived is not None:
-            flips.append(waived)
+    # what one side requires, bars or restricts, the other waives or widens
+    for clash in (lx.barred_without(claim, context), lx.only_with_waived(claim, context),
+                  lx.not_only_against_only(claim, context)):
+        if clash is not None:
+            flips.append(clash)
     return flips
 
 
