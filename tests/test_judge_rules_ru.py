@@ -1266,3 +1266,14 @@ def test_clause_final_negations_and_no_prohibition(evidence: str, claim: str, su
 )
 def test_more_actors(text: str, expected: set[str]) -> None:
     assert set(lx.actors(text)) == expected
+
+
+def test_a_recommendation_any_cited_fragment_states_is_held() -> None:
+    # the list item that says "рекомендуемый" shares few words with the claim: it is still cited
+    evidence = ("Стандарт оказания помощи разрабатывается по профилям заболеваний и включает в себя следующие "
+                "требования:", "5) рекомендуемый штат работников;")
+    claim = "Стандарт оказания помощи составляется по профилям заболеваний, и в нём указывается рекомендуемый штат."
+    features = extract_features(JudgeInput(claim, evidence))
+    assert features is not None
+    result = rules_verdict(features)
+    assert result.value == "supported", result.reason

@@ -748,11 +748,14 @@ def _shared_kind_names(claim: str, evidence: str) -> tuple[str, str]:
     return strip(claim), strip(evidence)
 
 
-def modality_conflict(claim: str, evidence: str, whole: str | None = None) -> str | None:
+def modality_conflict(claim: str, evidence: str, whole: str | None = None, cited: str | None = None) -> str | None:
     """The claim states a modality the evidence does not, while the evidence states another
     ("может" against "обязаны", "обязательно должны" against "могут"); read outside "если"-clauses.
-    whole: all of the fragments, when evidence is the part the claim is about: a modality the
-    fragments state elsewhere ("2. Отказ … не допускается") is held too."""
+    whole: the fragments' sentences near the claim's topic, when evidence is the part the claim
+    is about: a modality they state elsewhere ("2. Отказ … не допускается") is held too (a modality
+    of an unrelated sentence is not: "курение запрещается" beside "разрешается стоянка"). cited: every cited
+    fragment, where a recommendation is looked for ("5) рекомендуемый штат" is a list item that
+    shares few words with the claim)."""
     if whole is not None:
         whole = _shared_kind_names(claim, whole)[1]
     claim, evidence = _shared_kind_names(claim, evidence)
@@ -764,7 +767,7 @@ def modality_conflict(claim: str, evidence: str, whole: str | None = None) -> st
             return f"claim states {_MODAL_NAMES[mode]}, the fragment {_MODAL_NAMES[other]}"
     # a recommendation where the fragment states a rule (a law's plain "осуществляется с
     # соблюдением" binds as "обязан" does) or an obligation
-    if _ADVICE_RE.search(claim) and not _ADVICE_RE.search(whole or evidence) and "permit" not in anywhere:
+    if _ADVICE_RE.search(claim) and not _ADVICE_RE.search(cited or whole or evidence) and "permit" not in anywhere:
         return "claim states a recommendation, the fragment a rule"
     # a choice the claim spells out ("могут по своему усмотрению", "закон не обязывает") where the
     # fragment states the act as plain law ("создаются отделения"): in the 1,390 Russian pairs, 22 of

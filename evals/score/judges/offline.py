@@ -335,7 +335,7 @@ def _russian_features(
         "negation_unheld": lambda: None if lx.only_with(claim, context) else (
             lx.negation_unheld(claim, context) or lx.negation_dropped(claim, context)),
         "modality_conflict": lambda: None if lx.only_with(claim, context) else lx.modality_conflict(
-            claim, context, " ".join(_context(sentences, shares, NEAR_COVERAGE))),
+            claim, context, " ".join(_context(sentences, shares, NEAR_COVERAGE)), evidence),
         "actor_conflict": lambda: lx.actor_conflict(claim, evidence),
         "cause_added": lambda: _cause_added(claim, evidence),
         "delegated": lambda: lx.delegated(claim, context, sum(map(_states_content, missing_words))),
