@@ -1699,10 +1699,9 @@ _WITHOUT_WORDS_RE = re.compile(r"(?<!\w)без\s+((?:[^\W\d_]+\s+){0,3}[^\W\d_]+
 def only_with_waived(claim: str, evidence: str) -> str | None:
     """The claim allows it only with something the fragment does without (and the fragment does
     not bar doing it without: "не может использоваться без исследования" is "только после")."""
-    if "без" not in evidence or _BARRED_WITHOUT_RE.search(evidence):
-        return None
+    # the short claim first: most state no "только с", and then the fragment need not be scanned
     required = [m.group(1) for m in _ONLY_WITH_RE.finditer(claim)]
-    if not required:
+    if not required or "без" not in evidence or _BARRED_WITHOUT_RE.search(evidence):
         return None
     waived = key_set(" ".join(m.group(1) for m in _WITHOUT_WORDS_RE.finditer(evidence)))
     for phrase in required:
@@ -1715,7 +1714,7 @@ def only_with_waived(claim: str, evidence: str) -> str | None:
 # "не только при выполнении обязанностей" (or "не одними лишь критериями") against "исключительно в
 # рамках выполнения обязанностей": one side widens what the other restricts to one case.
 _NOT_ONLY_RE = re.compile(r"(?<!\w)не (?:только|лишь|одн\w+ (?:лишь|только)|исключительно)(?!\w)")
-_ONLY_WORD_RE = re.compile(r"(?<!\w)(?<!не )(?:только|лишь|исключительно)(?!\w)")
+_ONLY_WORD_RE = re.compile(r"(?<!не )" + _ONLY_RE.pattern)  # _ONLY_RE's words, not after "не"
 
 
 def not_only_against_only(claim: str, evidence: str) -> str | None:
@@ -1772,7 +1771,7 @@ def negation_unheld(claim: str, evidence: str) -> str | None:
             # a fragment that permits: the claim's "не обязан", "не запрещено", "не требуется" may say
             # the same (and a claim that denies the permission meets it in modality_conflict)
             and "permit" not in modalities(evidence)):
-        return f"claim denies its predicate ('{denied.group(0).strip(' .;!?—:')}'), the fragment negates nothing"
+        return f"claim denies its predicate ('{denied.group(0)}'), the fragment negates nothing"
     if negated and "permit" in modalities(evidence) and not modalities(claim):
         return f"claim denies ('не {negated[0]}') what the fragment permits"
     return None
